@@ -1,0 +1,136 @@
+//! `laika-host`: Laika's trusted native half. Today it offers the protocol tools of the CLI
+//! (`validate`, `render`, `parse-output`); the native-messaging loop, agent core, engines and
+//! history arrive with the host issue.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
+use laika_shared::render::{Doc, sanitize, to_html};
+use laika_shared::{markdown, packet};
+use serde_json::{Value, json};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "laika-host", version, about = "Laika's native host and command-line tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a laika.llmcp packet against every rule of v1; exits 1 when it breaks any.
+    Validate {
+        /// The packet file, or `-` for standard input.
+        packet: PathBuf,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Render a response packet (or a bare render document) through the sanitiser.
+    Render {
+        /// The packet or document file, or `-` for standard input.
+        packet: PathBuf,
+        #[arg(long, value_enum, default_value_t = RenderFormat::Html)]
+        format: RenderFormat,
+    },
+    /// Read raw model output the way the agent core does and print what it yields.
+    ParseOutput {
+        /// The model output file, or `-` for standard input.
+        output: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RenderFormat {
+    Html,
+    Text,
+    Json,
+}
+
+fn read_input(path: &PathBuf) -> Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("laika-host: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Validate { packet: path, json } => {
+            let text = read_input(&path)?;
+            let violations = match serde_json::from_str::<Value>(&text) {
+                Ok(value) => packet::validate(&value),
+                Err(e) => vec![laika_shared::Violation::new(laika_shared::Code::ParseFailed, "", e.to_string())],
+            };
+            if json {
+                println!("{}", json!({ "valid": violations.is_empty(), "violations": violations }));
+            } else if violations.is_empty() {
+                println!("valid laika.llmcp v1 packet");
+            } else {
+                for violation in &violations {
+                    println!("{violation}");
+                }
+            }
+            Ok(if violations.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Render { packet: path, format } => {
+            let text = read_input(&path)?;
+            let value: Value = serde_json::from_str(&text).context("the input is not JSON")?;
+            // A response packet renders its assistant.render; anything else is taken as a document.
+            let render = value.pointer("/assistant/render").unwrap_or(&value);
+            let sanitized = sanitize(render);
+            for dropped in &sanitized.dropped {
+                eprintln!("dropped: {dropped}");
+            }
+            print_doc(&sanitized.doc, format)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ParseOutput { output } => {
+            let text = read_input(&output)?;
+            match parse_model_output(&text) {
+                Ok(ModelReply::Response(response)) => {
+                    println!("{}", serde_json::to_string_pretty(&response)?);
+                }
+                Ok(ModelReply::Planner(reply)) => {
+                    let doc = match reply.summary_format {
+                        SummaryFormat::Markdown => markdown::markdown_to_doc(&reply.summary),
+                        SummaryFormat::Plain => Doc::from_plain_text(&reply.summary),
+                    };
+                    let calls: Vec<Value> = reply
+                        .tool_calls
+                        .iter()
+                        .map(|c| json!({ "name": c.name(), "arguments": c.arguments() }))
+                        .collect();
+                    let out = json!({ "summary": reply.summary, "render": doc, "tool_calls": calls, "rejected": reply.rejected });
+                    println!("{}", serde_json::to_string_pretty(&out)?);
+                }
+                Err(error) => bail!("{}: {error}", error.code()),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn print_doc(doc: &Doc, format: RenderFormat) -> Result<()> {
+    match format {
+        RenderFormat::Html => println!("{}", to_html(doc)),
+        RenderFormat::Text => println!("{}", doc.plain_text()),
+        RenderFormat::Json => println!("{}", serde_json::to_string_pretty(doc)?),
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! The real `laika-host` binary, run as a user would run it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn host(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("laika-host starts");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const RESPONSE: &str = r#"{
+  "protocol": { "name": "laika.llmcp", "version": 1 },
+  "id": "res-1", "type": "response", "created_at": "2026-01-24T12:34:57.123Z",
+  "conversation": { "id": "c-1", "turn": 1 }, "sender": { "role": "assistant" },
+  "in_reply_to": { "request_id": "req-1" },
+  "assistant": { "title": "Summary", "render": { "type": "doc", "children": [
+    { "type": "paragraph", "children": [ { "type": "text", "text": "<script>alert(1)</script> is text" },
+      { "type": "link", "href": "javascript:alert(1)", "children": [ { "type": "text", "text": "click" } ] } ] }
+  ] }, "citations": [] },
+  "tool_calls": []
+}"#;
+
+#[test]
+fn validate_reports_every_violation_with_its_code_and_exit_status() {
+    let (code, stdout, _) = host(&["validate", "-"], RESPONSE);
+    // The javascript: link breaks a render rule.
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("LLMCP_RENDER_BAD_LINK"), "{stdout}");
+
+    let fixed = RESPONSE.replace("javascript:alert(1)", "https://example.com/");
+    let (code, stdout, _) = host(&["validate", "-"], &fixed);
+    assert_eq!(code, 0, "{stdout}");
+
+    let (code, stdout, _) = host(&["validate", "--json", "-"], "{ not json");
+    assert_eq!(code, 1);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["valid"], false);
+    assert_eq!(report["violations"][0]["code"], "LLMCP_PARSE_FAILED");
+}
+
+#[test]
+fn render_escapes_text_and_drops_bad_links() {
+    let (code, stdout, stderr) = host(&["render", "-"], RESPONSE);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("&lt;script&gt;alert(1)&lt;/script&gt; is text"), "{stdout}");
+    assert!(!stdout.contains("javascript:"), "{stdout}");
+    assert!(stdout.contains("click"), "the link's words stay: {stdout}");
+    assert!(stderr.contains("LLMCP_RENDER_BAD_LINK"), "what was dropped is said: {stderr}");
+}
+
+#[test]
+fn parse_output_reads_a_chatty_planner_reply() {
+    let raw = "<think>hmm</think>Sure!\n```json\n{\"summary\": \"A **cat** page\", \"summaryFormat\": \"markdown\", \
+               \"tool_calls\": [{\"name\": \"browser.click\", \"arguments\": {\"handleId\": \"laika-2\"}}, {\"name\": \"rm\"}]}\n```";
+    let (code, stdout, stderr) = host(&["parse-output", "-"], raw);
+    assert_eq!(code, 0, "{stderr}");
+    let out: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["tool_calls"][0]["name"], "browser.click");
+    assert_eq!(out["rejected"][0]["violations"][0]["code"], "TOOL_UNKNOWN");
+    assert_eq!(out["render"]["children"][0]["children"][0]["text"], "A cat page");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_not_a_crash() {
+    let (code, _, stderr) = host(&["validate", "/nonexistent/packet.json"], "");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot read /nonexistent/packet.json"), "{stderr}");
+    let (code, _, stderr) = host(&["parse-output", "-"], "no json here");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("LLMCP_NO_JSON_OBJECT"), "{stderr}");
+}

@@ -1,0 +1,29 @@
+//! `laika-shared`: the one definition of everything Laika's parts say to each other.
+//!
+//! The native host, the extension (compiled to WASM) and the tests all use this crate, so a
+//! packet, a tool call or a policy rule means the same thing everywhere. It does no I/O (no
+//! files, sockets, clocks or threads) and builds for `wasm32-unknown-unknown` and native.
+//!
+//! - [`packet`]: laika.llmcp v1 envelope, request and response, with [`packet::validate`]
+//!   reporting every broken rule with a stable [`codes::Code`].
+//! - [`observation`]: the observation documents (what Laika saw on a page).
+//! - [`render`]: the render AST the model answers in, its sanitiser and its HTML writer;
+//!   [`markdown`] maps the markdown summary path onto the same AST.
+//! - [`tools`]: the tool catalogue with typed, range-checked arguments.
+//! - [`parse`]: model output → a typed reply (think blocks, fences, prose around JSON).
+//! - [`policy`]: the Policy Gate (allow / ask / deny for every proposed call).
+//! - [`calc`] and [`money`]: `app.calculate` and `app.money_calculate`, pure computation that
+//!   runs in trusted code.
+
+pub mod calc;
+pub mod codes;
+pub mod markdown;
+pub mod money;
+pub mod observation;
+pub mod packet;
+pub mod parse;
+pub mod policy;
+pub mod render;
+pub mod tools;
+
+pub use codes::{Code, Violation};

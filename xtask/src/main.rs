@@ -1,0 +1,200 @@
+//! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
+//!
+//! `cargo xtask test` is the README's test command and what CI runs: the workspace tests, the
+//! WASM builds of the crates that ship to the browser, and the fuzz targets (built, then run
+//! briefly as a smoke test when cargo-fuzz is installed).
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Run every test: workspace tests, WASM builds, fuzz-target builds.
+    Test {
+        /// Seconds to run each fuzz target after building it (0 = build only).
+        #[arg(long, default_value_t = 10)]
+        fuzz_seconds: u32,
+    },
+    /// Build the fuzz targets and run one of them (or all) for a while.
+    Fuzz {
+        /// A target name; all targets when omitted.
+        target: Option<String>,
+        #[arg(long, default_value_t = 600)]
+        seconds: u32,
+    },
+}
+
+/// The crates that are compiled to WASM for the extension.
+const WASM_CRATES: &[&str] = &["laika-shared", "laika-extension"];
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
+    match cli.command {
+        Task::Test { fuzz_seconds } => test(fuzz_seconds),
+        Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run(step: &str, command: &mut Command) -> Result<()> {
+    eprintln!("==> {step}");
+    let started = Instant::now();
+    let status = command.status().with_context(|| format!("{step}: cannot start {command:?}"))?;
+    if !status.success() {
+        bail!("{step} failed ({status})");
+    }
+    eprintln!("    {step}: ok in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn test(fuzz_seconds: u32) -> Result<()> {
+    let counts = run_cargo_tests("workspace tests", cargo().args(["test", "--workspace", "--all-targets"]))?;
+    for krate in WASM_CRATES {
+        run(
+            &format!("{krate} for wasm32-unknown-unknown"),
+            cargo().args(["build", "-p", krate, "--target", "wasm32-unknown-unknown"]),
+        )?;
+    }
+    build_fuzz_targets()?;
+    if fuzz_seconds > 0 && has_cargo_fuzz() {
+        for target in fuzz_targets()? {
+            run_fuzz_target(&target, fuzz_seconds)?;
+        }
+    }
+    eprintln!("==> all checks passed");
+    // One closing line for the whole run, in the plain form CI reads.
+    println!("xtask: {} passed, {} failed", counts.passed, counts.failed);
+    Ok(())
+}
+
+#[derive(Default)]
+struct TestCounts {
+    passed: u64,
+    failed: u64,
+}
+
+/// Runs a `cargo test`, passing its output through and adding up its `test result:` lines.
+fn run_cargo_tests(step: &str, command: &mut Command) -> Result<TestCounts> {
+    eprintln!("==> {step}");
+    let started = Instant::now();
+    let mut child = command.stdout(Stdio::piped()).spawn().with_context(|| format!("{step}: cannot start cargo"))?;
+    let mut counts = TestCounts::default();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line?;
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                counts.passed += number_before(rest, " passed");
+                counts.failed += number_before(rest, " failed");
+            }
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        println!("xtask: {} passed, {} failed", counts.passed, counts.failed.max(1));
+        bail!("{step} failed ({status})");
+    }
+    eprintln!("    {step}: {} passed in {:.1} s", counts.passed, started.elapsed().as_secs_f64());
+    Ok(counts)
+}
+
+/// The number just before `label` in a cargo summary such as `ok. 12 passed; 0 failed; …`.
+fn number_before(text: &str, label: &str) -> u64 {
+    text.find(label)
+        .and_then(|end| text[..end].rsplit(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0)
+}
+
+fn has_cargo_fuzz() -> bool {
+    cargo().args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
+fn fuzz_targets() -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir("fuzz/fuzz_targets").context("reading fuzz/fuzz_targets")? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "rs")
+            && let Some(stem) = path.file_stem()
+        {
+            names.push(stem.to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// cargo-fuzz's sanitizer flags are nightly-only; RUSTC_BOOTSTRAP lets the one stable
+/// toolchain this project has accept them.
+fn fuzz_command() -> Command {
+    let mut command = cargo();
+    command.env("RUSTC_BOOTSTRAP", "1");
+    command
+}
+
+fn build_fuzz_targets() -> Result<()> {
+    if has_cargo_fuzz() {
+        run("fuzz targets (cargo fuzz build)", fuzz_command().args(["fuzz", "build", "--dev"]))
+    } else {
+        // Without cargo-fuzz the targets still compile and link against libFuzzer, uninstrumented.
+        eprintln!("    cargo-fuzz is not installed (cargo install cargo-fuzz); building the targets uninstrumented");
+        run(
+            "fuzz targets (uninstrumented build)",
+            cargo().args(["build", "--manifest-path", "fuzz/Cargo.toml", "--bins"]).env("RUSTFLAGS", "--cfg fuzzing"),
+        )
+    }
+}
+
+fn run_fuzz_target(target: &str, seconds: u32) -> Result<()> {
+    let corpus = PathBuf::from("target/fuzz-corpus").join(target);
+    std::fs::create_dir_all(&corpus)?;
+    run(
+        &format!("fuzz {target} for {seconds} s"),
+        fuzz_command().args([
+            "fuzz",
+            "run",
+            "--dev",
+            target,
+            &corpus.to_string_lossy(),
+            "--",
+            &format!("-max_total_time={seconds}"),
+            "-rss_limit_mb=2048",
+            "-print_final_stats=1",
+        ]),
+    )
+}
+
+fn fuzz(target: Option<&str>, seconds: u32) -> Result<()> {
+    if !has_cargo_fuzz() {
+        bail!("cargo-fuzz is not installed: cargo install cargo-fuzz");
+    }
+    let targets = match target {
+        Some(name) => vec![name.to_string()],
+        None => fuzz_targets()?,
+    };
+    run("fuzz targets (cargo fuzz build)", fuzz_command().args(["fuzz", "build", "--dev"]))?;
+    for target in targets {
+        run_fuzz_target(&target, seconds)?;
+    }
+    Ok(())
+}
