@@ -4,8 +4,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
+use laika_shared::html::HtmlDom;
+use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
 use laika_shared::render::{Doc, sanitize, to_html};
+use laika_shared::tools::ObserveDomArgs;
 use laika_shared::{markdown, packet};
 use serde_json::{Value, json};
 use std::io::Read;
@@ -36,11 +39,75 @@ enum Command {
         #[arg(long, value_enum, default_value_t = RenderFormat::Html)]
         format: RenderFormat,
     },
+    /// Observe an HTML page the way the content script observes a live one; prints the
+    /// observation JSON (a chunk of it, with `--cursor`).
+    Observe(ObserveArgs),
     /// Read raw model output the way the agent core does and print what it yields.
     ParseOutput {
         /// The model output file, or `-` for standard input.
         output: PathBuf,
     },
+}
+
+#[derive(clap::Args)]
+struct ObserveArgs {
+    /// The HTML file, or `-` for standard input.
+    page: PathBuf,
+    /// The page's URL (links are resolved and redacted against it).
+    #[arg(long, default_value = "about:blank")]
+    url: String,
+    #[arg(long)]
+    max_chars: Option<u32>,
+    #[arg(long)]
+    max_elements: Option<u32>,
+    #[arg(long)]
+    max_blocks: Option<u32>,
+    #[arg(long)]
+    max_primary_chars: Option<u32>,
+    #[arg(long)]
+    max_outline: Option<u32>,
+    #[arg(long)]
+    max_outline_chars: Option<u32>,
+    #[arg(long)]
+    max_items: Option<u32>,
+    #[arg(long)]
+    max_item_chars: Option<u32>,
+    #[arg(long)]
+    max_comments: Option<u32>,
+    #[arg(long)]
+    max_comment_chars: Option<u32>,
+    /// Observe only inside the element with this handle.
+    #[arg(long)]
+    root_handle_id: Option<String>,
+    /// Character offset into the page text: prints `{observation, cursor, done}`.
+    #[arg(long)]
+    cursor: Option<u64>,
+    /// The whole page, no budgets.
+    #[arg(long, conflicts_with_all = ["max_chars", "cursor"])]
+    full: bool,
+}
+
+impl ObserveArgs {
+    fn options(&self) -> ObserveOptions {
+        if self.full {
+            return ObserveOptions::unbounded();
+        }
+        ObserveOptions::from_args(&ObserveDomArgs {
+            max_chars: self.max_chars,
+            max_elements: self.max_elements,
+            max_blocks: self.max_blocks,
+            max_primary_chars: self.max_primary_chars,
+            max_outline: self.max_outline,
+            max_outline_chars: self.max_outline_chars,
+            max_items: self.max_items,
+            max_item_chars: self.max_item_chars,
+            max_comments: self.max_comments,
+            max_comment_chars: self.max_comment_chars,
+            root_handle_id: self.root_handle_id.clone(),
+            cursor: self.cursor,
+            debug: None,
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -98,6 +165,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("dropped: {dropped}");
             }
             print_doc(&sanitized.doc, format)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Observe(args) => {
+            if args.max_chars == Some(0) {
+                bail!("--max-chars must be at least 1");
+            }
+            let html = read_input(&args.page)?;
+            let dom = HtmlDom::parse(&html);
+            let options = args.options();
+            let chunk = observe_chunk(&dom, &args.url, &options);
+            let out = if args.cursor.is_some() {
+                serde_json::to_value(&chunk)?
+            } else {
+                serde_json::to_value(&chunk.observation)?
+            };
+            println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::ParseOutput { output } => {

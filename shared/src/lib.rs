@@ -17,9 +17,13 @@
 
 pub mod calc;
 pub mod codes;
+pub mod dom;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod markdown;
 pub mod money;
 pub mod observation;
+pub mod observe;
 pub mod packet;
 pub mod parse;
 pub mod policy;

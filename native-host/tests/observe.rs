@@ -1,0 +1,319 @@
+//! The observation reader on fixture pages (`tests/fixtures/pages/`), through the same
+//! scraper-backed DOM the CLI uses, and through the `laika-host observe` binary.
+
+use laika_shared::html::{HtmlDom, observe_html};
+use laika_shared::observation::{FieldKind, Observation, Signal};
+use laika_shared::observe::{ObserveOptions, observe, observe_chunk};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn fixture_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(name)
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(fixture_path(name)).expect("fixture exists")
+}
+
+fn observe_fixture(name: &str, options: &ObserveOptions) -> Observation {
+    observe_html(&fixture(name), "https://site.example/page", options)
+}
+
+#[test]
+fn article_text_has_structure_prefixes_and_no_chrome() {
+    let o = observe_fixture("article.html", &ObserveOptions::default());
+    assert_eq!(o.title, "How Otters Use Tools");
+    let expected_lines = [
+        "H1: How Otters Use Tools",
+        "H2: Stones and anvils",
+        "- Favourite stones are kept for weeks",
+        "  - Some are carried between dives",
+        "- Young otters learn by watching their mothers",
+        "> They are the engineers of the kelp forest.",
+        "Caption: An otter with a stone on its chest.",
+        "H3: Measurements",
+        "Site | Dives",
+        "Monterey | 42",
+        "Code: stone = pick_flat_stone()",
+        "Term: Anvil",
+        "Definition: A hard surface used to crack shells.",
+        "Summary: Methods",
+    ];
+    let lines: Vec<&str> = o.text.lines().collect();
+    for line in expected_lines {
+        assert!(lines.contains(&line), "missing line {line:?} in\n{}", o.text);
+    }
+    // Order is the page's order.
+    let position = |needle: &str| o.text.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
+    assert!(position("H1:") < position("H2: Stones") && position("H2: Stones") < position("H3: Measurements"));
+    for absent in [
+        "River Notes",
+        "About us",
+        "Share on Social",
+        "Related stories",
+        "Beavers build dams",
+        "Copyright",
+        "hidden and must not appear",
+        "Neither must this one",
+        "do not read me",
+        ".x{color",
+    ] {
+        assert!(!o.text.contains(absent), "{absent:?} leaked into the text:\n{}", o.text);
+    }
+    let primary = o.primary.as_ref().expect("primary");
+    assert!(matches!(primary.tag.as_str(), "main" | "article"), "{}", primary.tag);
+    assert!(primary.handle_id.as_deref().is_some_and(|h| h.starts_with("laika-")));
+    let outline: Vec<(u8, &str)> = o.outline.iter().map(|e| (e.level, e.text.as_str())).collect();
+    assert_eq!(&outline[..3], &[(1, "How Otters Use Tools"), (2, "Stones and anvils"), (3, "Measurements")]);
+    assert!(o.signals.is_empty(), "{:?}", o.signals);
+}
+
+#[test]
+fn list_pages_give_items_with_shown_comment_counts() {
+    let o = observe_fixture("list.html", &ObserveOptions::default());
+    let titles: Vec<&str> = o.items.iter().map(|i| i.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Rust and WebAssembly in the browser",
+            "Sea otters are the engineers of the kelp forest",
+            "Why SQLite is the most deployed database",
+            "Ask: what are you reading this week?"
+        ]
+    );
+    let counts: Vec<Option<u64>> = o.items.iter().map(|i| i.comment_count).collect();
+    assert_eq!(counts, [Some(136), Some(12), Some(1204), None], "no count is invented for 'discuss'");
+    assert!(o.items.iter().all(|i| i.handle_id.is_some()));
+    // Credentials are stripped from item URLs; other parameters stay.
+    assert_eq!(o.items[0].url, "https://example.com/rust-wasm?utm_source=x");
+    let top: Vec<u64> = o.top_discussions.iter().map(|d| d.comment_count).collect();
+    assert_eq!(top, [1204, 136, 12]);
+}
+
+#[test]
+fn discussions_give_threaded_comments() {
+    let o = observe_fixture("discussion.html", &ObserveOptions::default());
+    let comments: Vec<(&str, &str, &str, &str, u32)> = o
+        .comments
+        .iter()
+        .map(|c| (c.author.as_str(), c.age.as_str(), c.score.as_str(), c.text.as_str(), c.depth))
+        .collect();
+    assert_eq!(
+        comments,
+        [
+            ("otterfan", "3 hours ago", "42 points", "Sea otters crack clams on stones they carry around.", 0),
+            ("marinebio", "2 hours ago", "17 points", "They even keep favourite stones in a skin pouch.", 1),
+            ("crowwatcher", "1 hour ago", "9 points", "New Caledonian crows bend wire into hooks.", 0),
+        ]
+    );
+    assert!(o.text.contains("H1: Which animals use tools?"));
+}
+
+#[test]
+fn form_fields_carry_their_kind_and_never_their_values() {
+    let o = observe_fixture("form.html", &ObserveOptions::default());
+    let kind_of = |label: &str| {
+        o.elements.iter().find(|e| e.text == label).unwrap_or_else(|| panic!("no element {label:?}")).field_kind
+    };
+    assert_eq!(kind_of("Full name"), Some(FieldKind::Text));
+    assert_eq!(kind_of("Email"), Some(FieldKind::Email));
+    assert_eq!(kind_of("Password"), Some(FieldKind::Password));
+    assert_eq!(kind_of("Code from your app"), Some(FieldKind::OneTimeCode));
+    assert_eq!(kind_of("Card number"), Some(FieldKind::Payment));
+    assert_eq!(kind_of("CVC"), Some(FieldKind::Payment));
+    assert_eq!(kind_of("Search products"), Some(FieldKind::Search));
+    assert_eq!(kind_of("Phone"), Some(FieldKind::Tel));
+    assert_eq!(kind_of("Delivery notes"), Some(FieldKind::Textarea));
+    assert_eq!(kind_of("I accept the terms"), Some(FieldKind::Checkbox));
+    assert_eq!(kind_of("Pay now"), None);
+    assert!(o.elements.iter().any(|e| e.text == "Disabled button" && e.disabled));
+    assert!(o.elements.iter().any(|e| e.text == "Download the app" && e.download));
+    assert!(
+        o.elements.iter().all(|e| e.tag.as_deref() != Some("input") || e.text != "csrf"),
+        "hidden inputs are not listed"
+    );
+
+    let json = serde_json::to_string(&o).unwrap();
+    for secret in ["prefilled-name-value", "hunter2-secret", "hidden-csrf-token-value", "typed-notes-value", "s3cr3t"] {
+        assert!(!json.contains(secret), "{secret} leaked into the observation");
+    }
+    let reset = o.elements.iter().find(|e| e.text == "Reset").unwrap();
+    assert_eq!(reset.href.as_deref(), Some("https://bank.example/reset?user=ada"));
+}
+
+#[test]
+fn every_signal_is_detected_on_its_fixture() {
+    let o = observe_fixture("signals.html", &ObserveOptions::default());
+    for signal in [
+        Signal::OverlayOrDialog,
+        Signal::Paywall,
+        Signal::AuthGate,
+        Signal::AuthFields,
+        Signal::ConsentOverlay,
+        Signal::AgeGate,
+        Signal::GeoBlock,
+        Signal::ScriptRequired,
+    ] {
+        assert!(o.signals.contains(&signal), "{signal:?} not in {:?}", o.signals);
+    }
+    // A plain article raises none.
+    assert!(observe_fixture("article.html", &ObserveOptions::default()).signals.is_empty());
+}
+
+fn long_page(paragraphs: usize) -> String {
+    let mut html = String::from("<html><head><title>Long</title></head><body><article><h1>Long read</h1>");
+    for i in 0..paragraphs {
+        html.push_str(&format!(
+            "<p>Paragraph {i} says something about otters, rivers, stones and shells, with detail number {i}.</p>"
+        ));
+        if i % 40 == 0 {
+            html.push_str(&format!("<h2>Part {i}</h2><ul><li>point {i}a</li><li>point {i}b</li></ul>"));
+        }
+    }
+    html.push_str("</article></body></html>");
+    html
+}
+
+#[test]
+fn budgets_cut_where_they_should() {
+    let html = long_page(400);
+    let full = observe_html(&html, "https://site.example/", &ObserveOptions::unbounded());
+    assert!(full.text.chars().count() > 30_000);
+
+    let small = ObserveOptions {
+        max_chars: 1_000,
+        max_outline: 3,
+        max_outline_chars: 6,
+        max_primary_chars: 50,
+        max_elements: 0,
+        ..ObserveOptions::default()
+    };
+    let o = observe_html(&html, "https://site.example/", &small);
+    assert!(o.text.chars().count() <= 1_000 && o.text.chars().count() >= 800, "{}", o.text.chars().count());
+    assert!(full.text.starts_with(&o.text));
+    assert_eq!(o.outline.len(), 3);
+    assert!(o.outline.iter().all(|e| e.text.chars().count() <= 6));
+    assert!(o.primary.unwrap().text.chars().count() <= 50);
+    assert!(o.elements.is_empty());
+
+    let blocks = ObserveOptions { max_blocks: 5, ..ObserveOptions::unbounded() };
+    assert_eq!(observe_html(&html, "https://site.example/", &blocks).text.lines().count(), 5);
+
+    let list = ObserveOptions { max_items: 2, max_item_chars: 10, ..ObserveOptions::default() };
+    let o = observe_fixture("list.html", &list);
+    assert_eq!(o.items.len(), 2);
+    assert!(o.items.iter().all(|i| i.title.chars().count() <= 10));
+
+    let thread = ObserveOptions { max_comments: 1, max_comment_chars: 12, ..ObserveOptions::default() };
+    let o = observe_fixture("discussion.html", &thread);
+    assert_eq!(o.comments.len(), 1);
+    assert!(o.comments[0].text.chars().count() <= 12);
+
+    let few = ObserveOptions { max_elements: 3, ..ObserveOptions::default() };
+    assert_eq!(observe_fixture("form.html", &few).elements.len(), 3);
+}
+
+#[test]
+fn the_cursor_walk_reads_the_whole_text_once() {
+    let html = long_page(1_700);
+    let dom = HtmlDom::parse(&html);
+    let whole = observe(&dom, "https://site.example/", &ObserveOptions::unbounded()).text;
+    assert!(whole.chars().count() > 150_000, "{}", whole.chars().count());
+    let mut cursor = 0;
+    let mut joined = String::new();
+    let mut steps = 0;
+    loop {
+        let options = ObserveOptions { max_chars: 4_000, cursor, ..ObserveOptions::default() };
+        let chunk = observe_chunk(&dom, "https://site.example/", &options);
+        assert!(chunk.observation.text.chars().count() <= 4_000);
+        assert_eq!(chunk.total_chars, whole.chars().count());
+        joined.push_str(&chunk.observation.text);
+        steps += 1;
+        if chunk.done {
+            break;
+        }
+        assert!(chunk.cursor > cursor, "the cursor moves forward");
+        cursor = chunk.cursor;
+        assert!(steps < 1_000);
+    }
+    assert_eq!(joined, whole, "nothing lost, nothing repeated");
+    // A cursor past the end is an empty, finished chunk.
+    let past = observe_chunk(
+        &dom,
+        "https://site.example/",
+        &ObserveOptions { cursor: usize::MAX, ..ObserveOptions::default() },
+    );
+    assert!(past.done && past.observation.text.is_empty());
+}
+
+#[test]
+fn handles_are_stable_across_observations_and_scope_a_root() {
+    let dom = HtmlDom::parse(&fixture("form.html"));
+    let first = observe(&dom, "https://site.example/", &ObserveOptions::default());
+    let second = observe(&dom, "https://site.example/", &ObserveOptions::default());
+    let handles = |o: &Observation| o.elements.iter().map(|e| e.handle_id.clone()).collect::<Vec<_>>();
+    assert_eq!(handles(&first), handles(&second));
+
+    let article = HtmlDom::parse(&fixture("article.html"));
+    let whole = observe(&article, "https://site.example/", &ObserveOptions::default());
+    let aside_link =
+        whole.elements.iter().find(|e| e.text == "Beavers build dams").expect("the aside's link is an element");
+    let _ = aside_link;
+    let root = whole.primary.unwrap().handle_id.unwrap();
+    let scoped = observe(
+        &article,
+        "https://site.example/",
+        &ObserveOptions { root_handle_id: Some(root), ..ObserveOptions::default() },
+    );
+    assert!(scoped.text.contains("H1: How Otters Use Tools"));
+    assert!(!scoped.elements.iter().any(|e| e.text == "About us"), "elements outside the root are not observed");
+}
+
+#[test]
+fn bad_html_never_panics() {
+    for html in [
+        "",
+        "<",
+        "<<<>>>",
+        "<html><body><p>unclosed <b>tags <i>everywhere",
+        "\u{0}\u{1}<script>",
+        "<table><tr><td><table><tr><td>nested</td></tr></table>",
+        "<svg><foreignObject><p>odd</p></foreignObject></svg>",
+    ] {
+        let _ = observe_html(html, "not a url", &ObserveOptions::default());
+    }
+    let deep = format!("{}deep text{}", "<div>".repeat(20_000), "</div>".repeat(20_000));
+    let o = observe_html(&deep, "https://site.example/", &ObserveOptions::default());
+    let _ = o.text;
+}
+
+#[test]
+fn the_cli_observes_files_and_stdin_and_reports_missing_files() {
+    let bin = env!("CARGO_BIN_EXE_laika-host");
+    let out = Command::new(bin)
+        .args([
+            "observe",
+            fixture_path("list.html").to_str().unwrap(),
+            "--url",
+            "https://news.example/",
+            "--max-items",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let o: Observation = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(o.items.len(), 2);
+
+    let out = Command::new(bin)
+        .args(["observe", fixture_path("article.html").to_str().unwrap(), "--max-chars", "100", "--cursor", "0"])
+        .output()
+        .unwrap();
+    let chunk: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(chunk["done"], false);
+    assert!(chunk["cursor"].as_u64().unwrap() > 0);
+
+    let out = Command::new(bin).args(["observe", "/nonexistent.html"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent.html"));
+}

@@ -1,0 +1,1664 @@
+//! `browser.observe_dom`: what Laika sees on a page, computed once for any [`Dom`].
+//!
+//! The same code runs over the live page (web-sys, in the extension) and over an HTML string
+//! (scraper, natively), so the CLI, the tests and the benchmarks measure exactly what users get.
+//!
+//! Steps: copy the DOM into a flat arena (iteratively: pages nest deeply), mark what is never
+//! text (scripts, hidden nodes) and what is chrome (navigation, footers, sidebars, share bars),
+//! score containers by the paragraphs they hold (Readability's scoring, adjusted), take the best
+//! container and its related siblings as the primary content, and write its text with structure
+//! prefixes (`H2:`, `- `, `> `, `Code:` …). Outline, interactive elements (with the field kind
+//! the Policy Gate needs), list items, comments and access signals come from the same arena.
+//!
+//! Redaction happens here, at the source: form values are never read (the [`Dom`] cannot give
+//! them), hidden inputs are not listed, and credential-like query parameters are stripped from
+//! every URL.
+
+use crate::dom::{Dom, NodeType};
+use crate::observation::{Comment, Discussion, Element, FieldKind, Item, Observation, OutlineEntry, Primary, Signal};
+use crate::tools::ObserveDomArgs;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Budgets of one observation (`browser.observe_dom`'s options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObserveOptions {
+    pub max_chars: usize,
+    pub max_elements: usize,
+    pub max_blocks: usize,
+    pub max_primary_chars: usize,
+    pub max_outline: usize,
+    pub max_outline_chars: usize,
+    pub max_items: usize,
+    pub max_item_chars: usize,
+    pub max_comments: usize,
+    pub max_comment_chars: usize,
+    pub root_handle_id: Option<String>,
+    /// Character offset into the page text where this observation's text starts.
+    pub cursor: usize,
+}
+
+impl Default for ObserveOptions {
+    /// The sidecar's defaults (laika-tools.md: `maxChars: 12000`, `maxElements: 160`).
+    fn default() -> Self {
+        ObserveOptions {
+            max_chars: 12_000,
+            max_elements: 160,
+            max_blocks: 400,
+            max_primary_chars: 4_000,
+            max_outline: 60,
+            max_outline_chars: 200,
+            max_items: 50,
+            max_item_chars: 400,
+            max_comments: 50,
+            max_comment_chars: 800,
+            root_handle_id: None,
+            cursor: 0,
+        }
+    }
+}
+
+impl ObserveOptions {
+    /// No budget at all: the whole page (for benchmarks and whole-page reads).
+    pub fn unbounded() -> Self {
+        ObserveOptions {
+            max_chars: usize::MAX,
+            max_elements: usize::MAX,
+            max_blocks: usize::MAX,
+            max_primary_chars: usize::MAX,
+            max_outline: usize::MAX,
+            max_outline_chars: usize::MAX,
+            max_items: usize::MAX,
+            max_item_chars: usize::MAX,
+            max_comments: usize::MAX,
+            max_comment_chars: usize::MAX,
+            root_handle_id: None,
+            cursor: 0,
+        }
+    }
+
+    /// The options a model's `browser.observe_dom` call asks for, on top of the defaults.
+    pub fn from_args(args: &ObserveDomArgs) -> Self {
+        let mut options = ObserveOptions::default();
+        let set = |slot: &mut usize, value: Option<u32>| {
+            if let Some(value) = value {
+                *slot = value as usize;
+            }
+        };
+        set(&mut options.max_chars, args.max_chars);
+        set(&mut options.max_elements, args.max_elements);
+        set(&mut options.max_blocks, args.max_blocks);
+        set(&mut options.max_primary_chars, args.max_primary_chars);
+        set(&mut options.max_outline, args.max_outline);
+        set(&mut options.max_outline_chars, args.max_outline_chars);
+        set(&mut options.max_items, args.max_items);
+        set(&mut options.max_item_chars, args.max_item_chars);
+        set(&mut options.max_comments, args.max_comments);
+        set(&mut options.max_comment_chars, args.max_comment_chars);
+        options.root_handle_id = args.root_handle_id.clone();
+        options.cursor = args.cursor.map_or(0, |c| usize::try_from(c).unwrap_or(usize::MAX));
+        options
+    }
+}
+
+/// One step of the chunked read: `{maxChars, cursor}` → `{observation, cursor, done}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChunkedObservation {
+    pub observation: Observation,
+    /// Where the next chunk starts (character offset into the page text).
+    pub cursor: usize,
+    pub done: bool,
+    /// Characters of page text in all.
+    pub total_chars: usize,
+}
+
+/// Observes the page. `text` holds the whole page text from `options.cursor`, cut to
+/// `max_chars` on a line boundary where one is near.
+pub fn observe<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> Observation {
+    observe_chunk(dom, url, options).observation
+}
+
+/// Observes the page and says where the next chunk of text starts.
+pub fn observe_chunk<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> ChunkedObservation {
+    let arena = Arena::build(dom, options.root_handle_id.as_deref());
+    let page = Page::analyse(&arena, url);
+    page.observation(dom, &arena, url, options)
+}
+
+/// The main text as Laika sends it for summarisation (structure prefixes included).
+pub fn main_text(observation: &Observation) -> String {
+    observation.text.clone()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arena: a flat, owned copy of the parts of the DOM the heuristics read.
+
+struct ArenaNode<N> {
+    dom: N,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    /// Lower-case tag; empty for text nodes.
+    tag: String,
+    /// Text of a text node, whitespace as in the source.
+    text: String,
+    /// class and id, lower-cased, for pattern tests.
+    class_id: String,
+    role: String,
+    /// `type` of an input, lower-cased; empty otherwise.
+    input_type: String,
+    /// Hidden by the page (attribute or style), itself or through an ancestor.
+    hidden: bool,
+    /// Hidden, or inside something whose text is never shown (script, style, head …).
+    invisible: bool,
+    /// An open `<dialog>`.
+    open: bool,
+    /// Never text: scripts, styles, templates, hidden nodes and everything under them.
+    skip: bool,
+    /// Visible text characters in the subtree (whitespace runs count as one).
+    text_len: usize,
+    /// Of those, characters inside links.
+    link_len: usize,
+    commas: usize,
+}
+
+struct Arena<N> {
+    nodes: Vec<ArenaNode<N>>,
+    body: usize,
+}
+
+/// Elements whose text a reader never sees.
+const INVISIBLE_TEXT: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "svg", "math", "title", "meta", "link",
+    // Form controls: what they hold is the user's input or a list of choices, never page text.
+    "textarea", "select", "option", "optgroup", "datalist",
+];
+
+/// Elements whose text is never page text: the invisible ones, embedded media, and form
+/// controls (whose text is a value or a caption, not content).
+const NEVER_TEXT: &[&str] = &[
+    "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed", "head", "meta",
+    "link", "input", "select", "textarea", "option", "optgroup", "datalist", "video", "audio", "source", "track",
+    "map", "area", "param", "picture", "img", "button",
+];
+
+/// Deeper than this, a subtree is ignored: no real page needs it, and it bounds the work.
+const MAX_DEPTH: usize = 512;
+
+impl<N: Clone> Arena<N> {
+    fn build<D: Dom<Node = N>>(dom: &D, root_handle: Option<&str>) -> Arena<N> {
+        let mut nodes: Vec<ArenaNode<N>> = Vec::new();
+        let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
+        let Some(root) = root else {
+            return Arena { nodes, body: 0 };
+        };
+        // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
+        let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
+        while let Some((node, parent, depth, parent_skip, parent_hidden, parent_invisible)) = stack.pop() {
+            let node_type = dom.node_type(&node);
+            if node_type == NodeType::Other {
+                continue;
+            }
+            let index = nodes.len();
+            let (tag, text, class_id, role, hidden, skip) = match node_type {
+                NodeType::Text => {
+                    (String::new(), dom.text(&node), String::new(), String::new(), parent_hidden, parent_skip)
+                }
+                _ => {
+                    let tag = dom.tag_name(&node);
+                    let class = dom.attribute(&node, "class").unwrap_or_default();
+                    let id = dom.attribute(&node, "id").unwrap_or_default();
+                    let class_id = format!("{class} {id}").to_lowercase();
+                    let role = dom.attribute(&node, "role").unwrap_or_default().to_lowercase();
+                    let hidden = parent_hidden
+                        || dom.attribute(&node, "hidden").is_some()
+                        || dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true")
+                        || dom.is_hidden_by_style(&node)
+                        || (tag == "dialog" && dom.attribute(&node, "open").is_none());
+                    let skip = parent_skip || hidden || NEVER_TEXT.contains(&tag.as_str());
+                    (tag, String::new(), class_id, role, hidden, skip)
+                }
+            };
+            let input_type = if tag == "input" {
+                dom.attribute(&node, "type").unwrap_or_default().to_ascii_lowercase()
+            } else {
+                String::new()
+            };
+            let open = tag == "dialog" && dom.attribute(&node, "open").is_some();
+            let invisible = parent_invisible || hidden || INVISIBLE_TEXT.contains(&tag.as_str());
+            nodes.push(ArenaNode {
+                dom: node.clone(),
+                parent,
+                children: Vec::new(),
+                tag,
+                text,
+                class_id,
+                role,
+                input_type,
+                hidden,
+                invisible,
+                open,
+                skip,
+                text_len: 0,
+                link_len: 0,
+                commas: 0,
+            });
+            if let Some(parent) = parent {
+                nodes[parent].children.push(index);
+            }
+            if node_type == NodeType::Element && depth < MAX_DEPTH {
+                let children = dom.children(&node);
+                for child in children.into_iter().rev() {
+                    stack.push((child, Some(index), depth + 1, skip, hidden, invisible));
+                }
+            }
+        }
+        // Children were pushed in document order; sums flow from the leaves up (indices grow
+        // downwards in a pre-order walk, so a reverse pass sees every child before its parent).
+        for index in (0..nodes.len()).rev() {
+            let node = &nodes[index];
+            let (own_len, own_commas) = if node.tag.is_empty() && !node.skip {
+                (collapsed_len(&node.text), node.text.matches([',', '，', '、']).count())
+            } else {
+                (0, 0)
+            };
+            let is_link = node.tag == "a";
+            let (text_len, link_len, commas) = (
+                nodes[index].text_len + own_len,
+                if is_link { nodes[index].text_len + own_len } else { nodes[index].link_len },
+                nodes[index].commas + own_commas,
+            );
+            let node = &mut nodes[index];
+            node.text_len = text_len;
+            node.link_len = link_len;
+            node.commas = commas;
+            if let Some(parent) = node.parent
+                && !node.skip
+            {
+                nodes[parent].text_len += text_len;
+                nodes[parent].link_len += link_len;
+                nodes[parent].commas += commas;
+            }
+        }
+        let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
+        Arena { nodes, body }
+    }
+}
+
+impl<N> Arena<N> {
+    fn link_density(&self, index: usize) -> f64 {
+        let node = &self.nodes[index];
+        if node.text_len == 0 { 0.0 } else { node.link_len as f64 / node.text_len as f64 }
+    }
+
+    fn ancestors(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.nodes[index].parent, move |&i| self.nodes[i].parent)
+    }
+
+    fn has_ancestor_tag(&self, index: usize, tags: &[&str]) -> bool {
+        self.ancestors(index).any(|a| tags.contains(&self.nodes[a].tag.as_str()))
+    }
+
+    /// Descendants in document order (pre-order), including `index` itself.
+    fn subtree(&self, index: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![index];
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            stack.extend(self.nodes[i].children.iter().rev());
+        }
+        out
+    }
+
+    /// Visible text of a subtree (button captions included), whitespace collapsed, chrome
+    /// included.
+    fn plain_text(&self, index: usize) -> String {
+        let mut out = String::new();
+        for i in self.subtree(index) {
+            let node = &self.nodes[i];
+            if node.invisible {
+                continue;
+            }
+            if node.tag.is_empty() {
+                out.push_str(&node.text);
+            } else if matches!(node.tag.as_str(), "br" | "p" | "div" | "li" | "tr" | "td" | "th") {
+                out.push(' ');
+            }
+        }
+        collapse_whitespace(&out)
+    }
+}
+
+fn collapsed_len(text: &str) -> usize {
+    let mut len = 0;
+    let mut in_space = true;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if !in_space {
+                len += 1;
+                in_space = true;
+            }
+        } else {
+            len += 1;
+            in_space = false;
+        }
+    }
+    len
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page analysis: chrome, content scores, the primary content.
+
+/// Class or id words of page chrome (Readability's "unlikely candidates", extended).
+const CHROME_WORDS: &[&str] = &[
+    "-ad-",
+    "ad-break",
+    "adsbygoogle",
+    "advert",
+    "agegate",
+    "ai2html",
+    "banner",
+    "breadcrumb",
+    "combx",
+    "comment",
+    "community",
+    "cookie",
+    "consent",
+    "cover-wrap",
+    "disqus",
+    "footer",
+    "gdpr",
+    "header",
+    "legends",
+    "masthead",
+    "menu",
+    "navbar",
+    "nav-",
+    "newsletter",
+    "outbrain",
+    "pager",
+    "pagination",
+    "popup",
+    "promo",
+    "related",
+    "remark",
+    "replies",
+    "rss",
+    "share",
+    "sharing",
+    "shoutbox",
+    "sidebar",
+    "skip-link",
+    "skyscraper",
+    "social",
+    "sponsor",
+    "subscribe",
+    "supplemental",
+    "taboola",
+    "toolbar",
+    "trending",
+    "widget",
+    "yom-remote",
+];
+
+/// Class or id words that keep an element a content candidate despite a chrome word.
+const CONTENT_WORDS: &[&str] =
+    &["article", "body", "column", "content", "main", "mathjax", "post", "story", "entry", "text", "shadow"];
+
+const POSITIVE_WORDS: &[&str] = &[
+    "article",
+    "body",
+    "content",
+    "entry",
+    "hentry",
+    "h-entry",
+    "main",
+    "page",
+    "pagination",
+    "post",
+    "text",
+    "blog",
+    "story",
+    "prose",
+    "markdown",
+];
+
+const NEGATIVE_WORDS: &[&str] = &[
+    "-ad-",
+    "hidden",
+    "banner",
+    "combx",
+    "comment",
+    "com-",
+    "contact",
+    "foot",
+    "footer",
+    "footnote",
+    "gdpr",
+    "masthead",
+    "media",
+    "meta",
+    "outbrain",
+    "promo",
+    "related",
+    "scroll",
+    "share",
+    "shoutbox",
+    "sidebar",
+    "skyscraper",
+    "sponsor",
+    "shopping",
+    "tags",
+    "tool",
+    "widget",
+    "byline",
+    "author",
+    "dateline",
+    "caption",
+];
+
+const CHROME_ROLES: &[&str] = &[
+    "navigation",
+    "banner",
+    "contentinfo",
+    "complementary",
+    "menu",
+    "menubar",
+    "search",
+    "alert",
+    "alertdialog",
+    "dialog",
+];
+
+fn has_word(haystack: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| haystack.contains(w))
+}
+
+struct Page {
+    /// Elements that are chrome (their subtrees are left out of the primary text).
+    chrome: Vec<bool>,
+    /// The primary content container.
+    primary: usize,
+    /// Siblings of the primary container that belong to the content, in document order,
+    /// with the primary itself.
+    content_roots: Vec<usize>,
+}
+
+impl Page {
+    fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
+        let chrome = mark_chrome(arena);
+        let scores = score_candidates(arena, &chrome);
+        let primary = pick_primary(arena, &scores, &chrome);
+        let content_roots = related_siblings(arena, &scores, &chrome, primary);
+        Page { chrome, primary, content_roots }
+    }
+}
+
+fn mark_chrome<N>(arena: &Arena<N>) -> Vec<bool> {
+    let mut chrome = vec![false; arena.nodes.len()];
+    for (i, node) in arena.nodes.iter().enumerate() {
+        if node.tag.is_empty() || i == arena.body || matches!(node.tag.as_str(), "html" | "body" | "main" | "article") {
+            continue;
+        }
+        let by_tag = matches!(node.tag.as_str(), "nav" | "aside" | "footer" | "form" | "dialog")
+            || (node.tag == "header" && !arena.has_ancestor_tag(i, &["article", "main"]));
+        let by_role = CHROME_ROLES.contains(&node.role.as_str());
+        let by_name = has_word(&node.class_id, CHROME_WORDS) && !has_word(&node.class_id, CONTENT_WORDS);
+        chrome[i] = by_tag || by_role || by_name;
+    }
+    chrome
+}
+
+/// Flags that hold for a node when they hold for it or any ancestor (parents come first in the
+/// arena, so one forward pass suffices).
+fn inherited<N>(arena: &Arena<N>, own: &[bool]) -> Vec<bool> {
+    let mut out = vec![false; own.len()];
+    for (i, node) in arena.nodes.iter().enumerate() {
+        out[i] = own[i] || node.parent.is_some_and(|p| out[p]);
+    }
+    out
+}
+
+fn in_chrome<N>(arena: &Arena<N>, chrome: &[bool], index: usize) -> bool {
+    chrome[index] || arena.ancestors(index).any(|a| chrome[a])
+}
+
+fn class_weight<N>(node: &ArenaNode<N>) -> f64 {
+    let mut weight = 0.0;
+    if has_word(&node.class_id, NEGATIVE_WORDS) {
+        weight -= 25.0;
+    }
+    if has_word(&node.class_id, POSITIVE_WORDS) {
+        weight += 25.0;
+    }
+    weight
+}
+
+fn initial_score(tag: &str) -> f64 {
+    match tag {
+        "div" | "article" | "main" | "section" => 5.0,
+        "pre" | "td" | "blockquote" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+        _ => 0.0,
+    }
+}
+
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "details",
+    "dialog",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
+    "summary",
+    "tr",
+    "td",
+    "th",
+    "tbody",
+    "thead",
+];
+
+fn is_paragraph_like<N>(arena: &Arena<N>, index: usize) -> bool {
+    let node = &arena.nodes[index];
+    match node.tag.as_str() {
+        "p" | "pre" | "td" | "blockquote" => true,
+        // Text held directly in a div or section is a paragraph when no block is inside.
+        "div" | "section" | "span" | "font" | "li" | "dd" => {
+            !node.children.iter().any(|&c| BLOCK_TAGS.contains(&arena.nodes[c].tag.as_str()))
+        }
+        _ => false,
+    }
+}
+
+fn score_candidates<N>(arena: &Arena<N>, chrome: &[bool]) -> HashMap<usize, f64> {
+    let mut scores: HashMap<usize, f64> = HashMap::new();
+    let chrome_below = inherited(arena, chrome);
+    for (index, node) in arena.nodes.iter().enumerate() {
+        if node.skip || chrome_below[index] || !is_paragraph_like(arena, index) || node.text_len < 25 {
+            continue;
+        }
+        // Paragraph-like elements inside a paragraph-like element count once, at the outer one.
+        if node.parent.is_some_and(|p| matches!(arena.nodes[p].tag.as_str(), "p" | "pre" | "blockquote")) {
+            continue;
+        }
+        let score = 1.0 + node.commas as f64 + (node.text_len / 100).min(3) as f64;
+        for (level, ancestor) in arena.ancestors(index).take(5).enumerate() {
+            if arena.nodes[ancestor].tag.is_empty() {
+                continue;
+            }
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => l as f64 * 3.0,
+            };
+            let entry = scores.entry(ancestor).or_insert_with(|| {
+                let a = &arena.nodes[ancestor];
+                initial_score(&a.tag) + class_weight(a)
+            });
+            *entry += score / divider;
+        }
+    }
+    for (index, score) in scores.iter_mut() {
+        *score *= 1.0 - arena.link_density(*index);
+    }
+    scores
+}
+
+fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool]) -> usize {
+    let best = scores
+        .iter()
+        .filter(|(i, _)| !in_chrome(arena, chrome, **i))
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(i, s)| (*i, *s));
+    let Some((mut top, top_score)) = best else {
+        return arena.body;
+    };
+    // A container whose score is mostly one child's is better described by that child's parent
+    // when several strong candidates share it (Readability's alternative-ancestor step).
+    let strong: Vec<usize> =
+        scores.iter().filter(|(i, s)| **i != top && **s >= top_score * 0.75).map(|(i, _)| *i).collect();
+    if strong.len() >= 2 {
+        for ancestor in arena.ancestors(top).collect::<Vec<_>>() {
+            if ancestor == arena.body {
+                break;
+            }
+            let holding =
+                strong.iter().filter(|&&s| s == ancestor || arena.ancestors(s).any(|a| a == ancestor)).count();
+            if holding >= 2 {
+                top = ancestor;
+                break;
+            }
+        }
+    }
+    // Climb while the parent holds little more than the top candidate: its text is the same.
+    while let Some(parent) = arena.nodes[top].parent {
+        if parent == arena.body || arena.nodes[parent].tag == "html" {
+            break;
+        }
+        let own = arena.nodes[top].text_len as f64;
+        let parents = arena.nodes[parent].text_len as f64;
+        if parents > 0.0 && own / parents >= 0.9 && !chrome[parent] {
+            top = parent;
+        } else {
+            break;
+        }
+    }
+    top
+}
+
+fn related_siblings<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool], primary: usize) -> Vec<usize> {
+    let Some(parent) = arena.nodes[primary].parent else { return vec![primary] };
+    let top_score = scores.get(&primary).copied().unwrap_or(0.0);
+    let threshold = (top_score * 0.2).max(10.0);
+    let primary_class = &arena.nodes[primary].class_id;
+    arena.nodes[parent]
+        .children
+        .iter()
+        .copied()
+        .filter(|&sibling| {
+            if sibling == primary {
+                return true;
+            }
+            let node = &arena.nodes[sibling];
+            if node.skip || node.tag.is_empty() || chrome[sibling] {
+                return false;
+            }
+            let mut bonus = 0.0;
+            if !primary_class.trim().is_empty() && node.class_id == *primary_class {
+                bonus += top_score * 0.2;
+            }
+            if scores.get(&sibling).is_some_and(|s| s + bonus >= threshold) {
+                return true;
+            }
+            if node.tag == "p" {
+                let density = arena.link_density(sibling);
+                let plain = arena.plain_text(sibling);
+                return (node.text_len > 80 && density < 0.25)
+                    || (node.text_len > 0 && density == 0.0 && plain.ends_with(['.', '!', '?']));
+            }
+            false
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text with structure prefixes.
+
+struct TextWriter {
+    out: String,
+    line: String,
+}
+
+impl TextWriter {
+    fn new() -> Self {
+        TextWriter { out: String::new(), line: String::new() }
+    }
+
+    fn push_inline(&mut self, text: &str) {
+        let starts_with_space = text.starts_with(char::is_whitespace);
+        let ends_with_space = text.ends_with(char::is_whitespace);
+        let collapsed = collapse_whitespace(text);
+        if collapsed.is_empty() {
+            if (starts_with_space || ends_with_space) && !self.line.is_empty() && !self.line.ends_with(' ') {
+                self.line.push(' ');
+            }
+            return;
+        }
+        if starts_with_space && !self.line.is_empty() && !self.line.ends_with(' ') {
+            self.line.push(' ');
+        }
+        self.line.push_str(&collapsed);
+        if ends_with_space {
+            self.line.push(' ');
+        }
+    }
+
+    /// Ends the current line as a block with the given prefix.
+    fn end_block(&mut self, prefix: &str) {
+        let line = self.line.trim();
+        if !line.is_empty() {
+            if !self.out.is_empty() {
+                self.out.push('\n');
+            }
+            self.out.push_str(prefix);
+            self.out.push_str(line);
+        }
+        self.line.clear();
+    }
+
+    fn push_raw_block(&mut self, prefix: &str, text: &str) {
+        self.end_block("");
+        let text = text.trim_matches('\n');
+        if text.trim().is_empty() {
+            return;
+        }
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+        self.out.push_str(prefix);
+        self.out.push_str(text);
+    }
+}
+
+struct TextContext<'a> {
+    chrome: &'a [bool],
+    /// `- ` prefix indentation for nested lists.
+    list_depth: usize,
+    quote: bool,
+}
+
+fn write_text<N>(arena: &Arena<N>, index: usize, ctx: &mut TextContext<'_>, writer: &mut TextWriter) {
+    // Recursion depth is bounded by the arena's MAX_DEPTH.
+    let node = &arena.nodes[index];
+    if node.skip {
+        return;
+    }
+    if node.tag.is_empty() {
+        writer.push_inline(&node.text);
+        return;
+    }
+    if ctx.chrome[index] {
+        return;
+    }
+    let prefix_for = |ctx: &TextContext<'_>| if ctx.quote { "> ".to_string() } else { String::new() };
+    let tag = node.tag.as_str();
+    match tag {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+            writer.end_block(&prefix_for(ctx));
+            children_text(arena, index, ctx, writer);
+            writer.end_block(&format!("{}H{}: ", prefix_for(ctx), &tag[1..]));
+        }
+        "br" => writer.end_block(&prefix_for(ctx)),
+        "hr" => writer.end_block(&prefix_for(ctx)),
+        "pre" => {
+            writer.end_block(&prefix_for(ctx));
+            let code = raw_text(arena, index);
+            writer.push_raw_block(&format!("{}Code: ", prefix_for(ctx)), &code);
+        }
+        "ul" | "ol" | "menu" => {
+            writer.end_block(&prefix_for(ctx));
+            ctx.list_depth += 1;
+            children_text(arena, index, ctx, writer);
+            ctx.list_depth -= 1;
+        }
+        "li" => {
+            writer.end_block(&prefix_for(ctx));
+            let indent = "  ".repeat(ctx.list_depth.saturating_sub(1));
+            let prefix = format!("{}{indent}- ", prefix_for(ctx));
+            for &child in &node.children {
+                let child_tag = arena.nodes[child].tag.as_str();
+                if matches!(child_tag, "ul" | "ol") {
+                    writer.end_block(&prefix);
+                }
+                write_text(arena, child, ctx, writer);
+            }
+            writer.end_block(&prefix);
+        }
+        "blockquote" => {
+            writer.end_block(&prefix_for(ctx));
+            let was = std::mem::replace(&mut ctx.quote, true);
+            children_text(arena, index, ctx, writer);
+            writer.end_block("> ");
+            ctx.quote = was;
+        }
+        "figcaption" | "caption" => prefixed_block(arena, index, ctx, writer, "Caption: "),
+        "summary" => prefixed_block(arena, index, ctx, writer, "Summary: "),
+        "dt" => prefixed_block(arena, index, ctx, writer, "Term: "),
+        "dd" => prefixed_block(arena, index, ctx, writer, "Definition: "),
+        "tr" => {
+            writer.end_block(&prefix_for(ctx));
+            let mut first = true;
+            for &cell in &node.children {
+                if !matches!(arena.nodes[cell].tag.as_str(), "td" | "th") || arena.nodes[cell].skip {
+                    continue;
+                }
+                if !first {
+                    writer.line.push_str(" | ");
+                }
+                first = false;
+                children_text(arena, cell, ctx, writer);
+            }
+            writer.end_block(&prefix_for(ctx));
+        }
+        _ if BLOCK_TAGS.contains(&tag) => {
+            writer.end_block(&prefix_for(ctx));
+            children_text(arena, index, ctx, writer);
+            writer.end_block(&prefix_for(ctx));
+        }
+        _ => children_text(arena, index, ctx, writer),
+    }
+}
+
+fn prefixed_block<N>(arena: &Arena<N>, index: usize, ctx: &mut TextContext<'_>, writer: &mut TextWriter, label: &str) {
+    let quote = if ctx.quote { "> " } else { "" };
+    writer.end_block(quote);
+    children_text(arena, index, ctx, writer);
+    writer.end_block(&format!("{quote}{label}"));
+}
+
+fn children_text<N>(arena: &Arena<N>, index: usize, ctx: &mut TextContext<'_>, writer: &mut TextWriter) {
+    for &child in &arena.nodes[index].children {
+        write_text(arena, child, ctx, writer);
+    }
+}
+
+/// Text of a `pre` as written (newlines kept).
+fn raw_text<N>(arena: &Arena<N>, index: usize) -> String {
+    let mut out = String::new();
+    for i in arena.subtree(index) {
+        let node = &arena.nodes[i];
+        if node.skip {
+            continue;
+        }
+        if node.tag.is_empty() {
+            out.push_str(&node.text);
+        } else if node.tag == "br" {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assembling the observation.
+
+impl Page {
+    fn observation<D: Dom>(
+        &self,
+        dom: &D,
+        arena: &Arena<D::Node>,
+        url: &str,
+        options: &ObserveOptions,
+    ) -> ChunkedObservation {
+        let mut writer = TextWriter::new();
+        let mut ctx = TextContext { chrome: &self.chrome, list_depth: 0, quote: false };
+        for &root in &self.content_roots {
+            write_text(arena, root, &mut ctx, &mut writer);
+            writer.end_block("");
+        }
+        let full_text = writer.out;
+        let (text, cursor, done, total_chars) =
+            cut_chunk(&full_text, options.cursor, options.max_chars, options.max_blocks);
+
+        let primary_node = &arena.nodes[self.primary];
+        let primary_text = arena.plain_text(self.primary);
+        let primary = Primary {
+            text: truncate_chars(&primary_text, options.max_primary_chars),
+            tag: primary_node.tag.clone(),
+            role: primary_node.role.clone(),
+            handle_id: Some(dom.handle(&primary_node.dom)),
+        };
+
+        let mut observation = Observation {
+            doc_type: Some("web.observation.summary.v1".into()),
+            url: redact_url(url, url).unwrap_or_default(),
+            title: document_title(arena),
+            text,
+            primary: Some(primary),
+            outline: outline(arena, options),
+            elements: elements(dom, arena, &self.chrome, self.primary, url, options),
+            signals: signals(arena, self.primary),
+            ..Default::default()
+        };
+        observation.items = items(dom, arena, url, options);
+        observation.comments = comments(dom, arena, options);
+        observation.top_discussions = top_discussions(&observation.items);
+        ChunkedObservation { observation, cursor, done, total_chars }
+    }
+}
+
+/// Cuts at most `max_chars` characters and `max_blocks` lines of `text` from `cursor`, ending at
+/// a line break when one falls in the last fifth of the window, so chunks split between blocks
+/// rather than inside them. Returns the chunk, the next cursor, whether the text is done, and
+/// the text's length: reading from each returned cursor in turn yields the text exactly once.
+fn cut_chunk(text: &str, cursor: usize, max_chars: usize, max_blocks: usize) -> (String, usize, bool, usize) {
+    let total = text.chars().count();
+    let start = cursor.min(total);
+    let rest: Vec<char> = text.chars().skip(start).collect();
+    let max_chars = max_chars.max(1);
+    let mut end = if rest.len() <= max_chars {
+        rest.len()
+    } else {
+        let floor = max_chars - max_chars / 5;
+        rest[..max_chars].iter().rposition(|&c| c == '\n').filter(|&p| p + 1 >= floor).map_or(max_chars, |p| p + 1)
+    };
+    // The block budget: stop after the newline that ends the last allowed line.
+    if let Some(newline) = rest[..end].iter().enumerate().filter(|(_, c)| **c == '\n').nth(max_blocks.max(1) - 1) {
+        end = newline.0 + 1;
+    }
+    let next = start + end;
+    (rest[..end].iter().collect(), next, next >= total, total)
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+fn first_tag<N>(arena: &Arena<N>, tag: &str) -> Option<usize> {
+    arena.nodes.iter().position(|n| n.tag == tag)
+}
+
+/// The page title: `<title>` with a site-name suffix or prefix removed when what remains is
+/// still a real title (Readability's rule), else the first `h1`.
+fn document_title<N>(arena: &Arena<N>) -> String {
+    let raw = first_tag(arena, "title")
+        .map(|i| {
+            let text: String = arena.subtree(i).iter().map(|&j| arena.nodes[j].text.as_str()).collect();
+            collapse_whitespace(&text)
+        })
+        .unwrap_or_default();
+    let h1 = first_tag(arena, "h1").map(|i| arena.plain_text(i)).unwrap_or_default();
+    if raw.is_empty() {
+        return h1;
+    }
+    let words = |s: &str| s.split_whitespace().count();
+    for separator in [" | ", " - ", " – ", " — ", " \\ ", " / ", " > ", " » ", " :: "] {
+        if let Some(pos) = raw.rfind(separator) {
+            let head = raw[..pos].trim();
+            if words(head) >= 3 {
+                return head.to_string();
+            }
+            let tail = raw[pos + separator.len()..].trim();
+            if words(tail) >= 3 && h1.contains(tail) {
+                return tail.to_string();
+            }
+            return raw;
+        }
+    }
+    raw
+}
+
+fn outline<N>(arena: &Arena<N>, options: &ObserveOptions) -> Vec<OutlineEntry> {
+    let mut out = Vec::new();
+    for (i, node) in arena.nodes.iter().enumerate() {
+        if out.len() >= options.max_outline {
+            break;
+        }
+        if node.skip {
+            continue;
+        }
+        let level = match node.tag.as_str() {
+            "h1" => 1,
+            "h2" => 2,
+            "h3" => 3,
+            "h4" => 4,
+            "h5" => 5,
+            "h6" => 6,
+            _ if node.role == "heading" => 2,
+            _ => continue,
+        };
+        let text = arena.plain_text(i);
+        if text.is_empty() {
+            continue;
+        }
+        out.push(OutlineEntry {
+            level,
+            tag: node.tag.clone(),
+            role: node.role.clone(),
+            text: truncate_chars(&text, options.max_outline_chars),
+        });
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interactive elements and their field kinds.
+
+fn interactive_role<D: Dom>(dom: &D, node: &ArenaNode<D::Node>) -> Option<String> {
+    if !node.role.is_empty()
+        && matches!(
+            node.role.as_str(),
+            "button"
+                | "link"
+                | "checkbox"
+                | "radio"
+                | "tab"
+                | "menuitem"
+                | "switch"
+                | "textbox"
+                | "combobox"
+                | "option"
+                | "searchbox"
+        )
+    {
+        return Some(node.role.clone());
+    }
+    let input_type = || dom.attribute(&node.dom, "type").unwrap_or_default().to_lowercase();
+    Some(
+        match node.tag.as_str() {
+            "a" if dom.attribute(&node.dom, "href").is_some() => "link",
+            "button" => "button",
+            "select" => "combobox",
+            "textarea" => "textbox",
+            "summary" => "button",
+            "input" => match input_type().as_str() {
+                "hidden" => return None,
+                "submit" | "button" | "reset" | "image" => "button",
+                "checkbox" => "checkbox",
+                "radio" => "radio",
+                "search" => "searchbox",
+                _ => "textbox",
+            },
+            _ if dom.attribute(&node.dom, "contenteditable").is_some_and(|v| v != "false") => "textbox",
+            _ => return None,
+        }
+        .to_string(),
+    )
+}
+
+/// What kind of value a field takes, from its type, autocomplete token, name, id and label.
+pub fn field_kind(tag: &str, input_type: &str, autocomplete: &str, name_and_label: &str) -> Option<FieldKind> {
+    let ty = input_type.to_ascii_lowercase();
+    let auto = autocomplete.to_ascii_lowercase();
+    let hint = name_and_label.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| hint.contains(w));
+    if tag == "input" && matches!(ty.as_str(), "hidden" | "submit" | "button" | "reset" | "image") {
+        return None;
+    }
+    if !matches!(tag, "input" | "textarea" | "select") && tag != "contenteditable" {
+        return None;
+    }
+    if ty == "password" || auto.contains("current-password") || auto.contains("new-password") {
+        return Some(FieldKind::Password);
+    }
+    if auto.contains("one-time-code")
+        || has(&[
+            "one-time",
+            "otp",
+            "2fa",
+            "two-factor",
+            "totp",
+            "verification code",
+            "security code sent",
+            "authenticator",
+        ])
+    {
+        return Some(FieldKind::OneTimeCode);
+    }
+    if auto.split_whitespace().any(|t| t.starts_with("cc-"))
+        || has(&[
+            "card number",
+            "cardnumber",
+            "card-number",
+            "card_number",
+            "ccnum",
+            "cc-num",
+            "cvc",
+            "cvv",
+            "csc",
+            "security code",
+            "expiry",
+            "expiration",
+            "exp-date",
+            "iban",
+            "routing number",
+            "account number",
+        ])
+    {
+        return Some(FieldKind::Payment);
+    }
+    Some(match (tag, ty.as_str()) {
+        ("textarea", _) | ("contenteditable", _) => FieldKind::Textarea,
+        ("select", _) => FieldKind::Select,
+        (_, "email") => FieldKind::Email,
+        (_, "search") => FieldKind::Search,
+        (_, "tel") => FieldKind::Tel,
+        (_, "url") => FieldKind::Url,
+        (_, "number" | "range") => FieldKind::Number,
+        (_, "date" | "datetime-local" | "month" | "week" | "time") => FieldKind::Date,
+        (_, "checkbox") => FieldKind::Checkbox,
+        (_, "radio") => FieldKind::Radio,
+        (_, "file") => FieldKind::File,
+        (_, "color") => FieldKind::Other,
+        _ if auto.contains("email") || has(&["email", "e-mail"]) => FieldKind::Email,
+        _ if has(&["search"]) => FieldKind::Search,
+        _ => FieldKind::Text,
+    })
+}
+
+fn element_label<D: Dom>(dom: &D, arena: &Arena<D::Node>, index: usize, labels: &HashMap<String, String>) -> String {
+    let node = &arena.nodes[index];
+    let attr = |name: &str| dom.attribute(&node.dom, name).map(|v| collapse_whitespace(&v)).filter(|v| !v.is_empty());
+    if let Some(label) = attr("aria-label") {
+        return label;
+    }
+    let text = arena.plain_text(index);
+    if !text.is_empty() && !matches!(node.tag.as_str(), "select" | "textarea") {
+        return text;
+    }
+    if let Some(id) = attr("id")
+        && let Some(label) = labels.get(&id)
+    {
+        return label.clone();
+    }
+    // A wrapping <label>.
+    if let Some(label) = arena.ancestors(index).find(|&a| arena.nodes[a].tag == "label") {
+        let text = arena.plain_text(label);
+        if !text.is_empty() {
+            return text;
+        }
+    }
+    let is_button_input = node.tag == "input"
+        && attr("type").is_some_and(|t| matches!(t.to_lowercase().as_str(), "submit" | "button" | "reset"));
+    if is_button_input && let Some(value) = attr("value") {
+        // The visible caption of a button input is markup, not user data.
+        return value;
+    }
+    attr("placeholder").or_else(|| attr("title")).or_else(|| attr("alt")).or_else(|| attr("name")).unwrap_or_default()
+}
+
+fn elements<D: Dom>(
+    dom: &D,
+    arena: &Arena<D::Node>,
+    chrome: &[bool],
+    primary: usize,
+    url: &str,
+    options: &ObserveOptions,
+) -> Vec<Element> {
+    let mut labels = HashMap::new();
+    for (i, node) in arena.nodes.iter().enumerate() {
+        if node.tag == "label"
+            && let Some(target) = dom.attribute(&node.dom, "for")
+        {
+            labels.insert(target, arena.plain_text(i));
+        }
+    }
+    let primary_range: Vec<usize> = arena.subtree(primary);
+    let in_primary: std::collections::HashSet<usize> = primary_range.into_iter().collect();
+    let mut found: Vec<(bool, usize, Element)> = Vec::new();
+    for (i, node) in arena.nodes.iter().enumerate() {
+        // Form controls are never text (NEVER_TEXT), but they are elements unless hidden.
+        if node.tag.is_empty() || node.hidden {
+            continue;
+        }
+        let Some(role) = interactive_role(dom, node) else { continue };
+        let text = element_label(dom, arena, i, &labels);
+        let tag_for_kind = if node.tag != "input" && node.tag != "select" && node.tag != "textarea" && role == "textbox"
+        {
+            "contenteditable"
+        } else {
+            node.tag.as_str()
+        };
+        let input_type = dom.attribute(&node.dom, "type").unwrap_or_default();
+        let autocomplete = dom.attribute(&node.dom, "autocomplete").unwrap_or_default();
+        let hints = format!(
+            "{} {} {} {}",
+            dom.attribute(&node.dom, "name").unwrap_or_default(),
+            dom.attribute(&node.dom, "id").unwrap_or_default(),
+            dom.attribute(&node.dom, "placeholder").unwrap_or_default(),
+            text
+        );
+        let kind = field_kind(tag_for_kind, &input_type, &autocomplete, &hints);
+        let href = dom.attribute(&node.dom, "href").and_then(|h| redact_url(&h, url));
+        let element = Element {
+            handle_id: dom.handle(&node.dom),
+            role,
+            text: truncate_chars(&text, 200),
+            href,
+            tag: Some(node.tag.clone()),
+            field_kind: kind,
+            download: node.tag == "a" && dom.attribute(&node.dom, "download").is_some(),
+            disabled: dom.attribute(&node.dom, "disabled").is_some()
+                || dom.attribute(&node.dom, "aria-disabled").is_some_and(|v| v == "true"),
+        };
+        found.push((in_primary.contains(&i) && !in_chrome(arena, chrome, i), i, element));
+    }
+    // The content's own elements first, then the rest, each in document order.
+    found.sort_by_key(|(primary, index, _)| (!primary, *index));
+    found.into_iter().take(options.max_elements).map(|(_, _, e)| e).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists and discussions.
+
+/// A shape key for repeated siblings: tag plus class.
+fn shape<N>(node: &ArenaNode<N>) -> String {
+    format!("{}.{}", node.tag, node.class_id.split_whitespace().next().unwrap_or(""))
+}
+
+fn comment_count(text: &str) -> Option<u64> {
+    let lower = text.to_lowercase();
+    for word in ["comments", "comment", "replies", "reply", "answers", "responses"] {
+        let mut search = 0;
+        while let Some(pos) = lower[search..].find(word) {
+            let at = search + pos;
+            let before = lower[..at].trim_end();
+            let digits: String =
+                before.chars().rev().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.').collect();
+            let digits: String = digits.chars().rev().filter(char::is_ascii_digit).collect();
+            if !digits.is_empty()
+                && let Ok(n) = digits.parse()
+            {
+                return Some(n);
+            }
+            search = at + word.len();
+        }
+    }
+    None
+}
+
+fn items<D: Dom>(dom: &D, arena: &Arena<D::Node>, url: &str, options: &ObserveOptions) -> Vec<Item> {
+    // The parent with the most repeated children that each carry a substantial link is the list.
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for (index, node) in arena.nodes.iter().enumerate() {
+        if node.skip || node.children.len() < 3 {
+            continue;
+        }
+        let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+        for &child in &node.children {
+            let c = &arena.nodes[child];
+            if c.tag.is_empty() || c.skip {
+                continue;
+            }
+            if primary_link(arena, child).is_some_and(|(_, len)| len >= 12) {
+                groups.entry(shape(c)).or_default().push(child);
+            }
+        }
+        if let Some((_, members)) = groups.into_iter().max_by_key(|(_, m)| m.len())
+            && members.len() >= 3
+            && best.as_ref().is_none_or(|(_, b)| members.len() > b.len())
+        {
+            best = Some((index, members));
+        }
+    }
+    let Some((_, members)) = best else { return Vec::new() };
+    members
+        .into_iter()
+        .take(options.max_items)
+        .filter_map(|member| {
+            let (link, _) = primary_link(arena, member)?;
+            let title = arena.plain_text(link);
+            let href =
+                dom.attribute(&arena.nodes[link].dom, "href").and_then(|h| redact_url(&h, url)).unwrap_or_default();
+            let text = arena.plain_text(member);
+            // A table row's details often sit in the next row (e.g. "136 comments").
+            let next_row = next_element_sibling(arena, member).filter(|&n| arena.nodes[n].tag == "tr");
+            let detail = next_row.map(|n| arena.plain_text(n)).unwrap_or_default();
+            let snippet = text.replacen(&title, "", 1);
+            let snippet = collapse_whitespace(&format!("{snippet} {detail}"));
+            Some(Item {
+                title: truncate_chars(&title, options.max_item_chars),
+                url: href,
+                snippet: truncate_chars(&snippet, options.max_item_chars),
+                handle_id: Some(dom.handle(&arena.nodes[member].dom)),
+                comment_count: comment_count(&text).or_else(|| comment_count(&detail)),
+            })
+        })
+        .collect()
+}
+
+fn next_element_sibling<N>(arena: &Arena<N>, index: usize) -> Option<usize> {
+    let parent = arena.nodes[index].parent?;
+    let siblings = &arena.nodes[parent].children;
+    let pos = siblings.iter().position(|&s| s == index)?;
+    siblings[pos + 1..].iter().copied().find(|&s| !arena.nodes[s].tag.is_empty())
+}
+
+/// The longest link (by text) inside an element: an item's title link.
+fn primary_link<N>(arena: &Arena<N>, index: usize) -> Option<(usize, usize)> {
+    arena
+        .subtree(index)
+        .into_iter()
+        .filter(|&i| arena.nodes[i].tag == "a" && !arena.nodes[i].skip)
+        .map(|i| (i, arena.nodes[i].text_len))
+        .max_by_key(|(i, len)| (*len, std::cmp::Reverse(*i)))
+}
+
+/// Whether a class or id token names one comment (not a list of them, nor a part of one).
+fn is_comment_token(token: &str) -> bool {
+    const WHOLE: &[&str] = &["comment", "reply", "answer", "comtr", "athing comtr", "review", "message", "post-reply"];
+    const PARTS: &[&str] = &[
+        "body",
+        "content",
+        "text",
+        "meta",
+        "header",
+        "footer",
+        "author",
+        "actions",
+        "form",
+        "count",
+        "list",
+        "link",
+        "date",
+        "time",
+        "vote",
+        "avatar",
+        "reply-link",
+        "toggle",
+        "score",
+        "children",
+        "replies",
+        "tree",
+        "section",
+        "area",
+        "widget",
+        "respond",
+        "policy",
+        "rules",
+        "sort",
+        "nav",
+        "pagination",
+        "field",
+        "input",
+        "button",
+        "icon",
+        "permalink",
+    ];
+    let token = token.trim_matches(|c: char| c == '-' || c == '_');
+    if WHOLE.contains(&token) {
+        return true;
+    }
+    for stem in ["comment", "reply"] {
+        if let Some(rest) = token.strip_prefix(stem).and_then(|r| r.strip_prefix(['-', '_'])) {
+            // comment-123, comment-item, comment-thread: one comment; comment-body: a part.
+            return !PARTS.iter().any(|p| rest.starts_with(p));
+        }
+        if token.ends_with(&format!("-{stem}")) || token.ends_with(&format!("_{stem}")) {
+            return true;
+        }
+    }
+    false
+}
+
+fn comments<D: Dom>(dom: &D, arena: &Arena<D::Node>, options: &ObserveOptions) -> Vec<Comment> {
+    let is_comment = |i: usize| {
+        let n = &arena.nodes[i];
+        !n.skip
+            && matches!(n.tag.as_str(), "div" | "li" | "article" | "section" | "tr")
+            && (n.role == "comment" || n.class_id.split_whitespace().any(is_comment_token))
+            && n.text_len >= 20
+    };
+    let mut out = Vec::new();
+    for index in 0..arena.nodes.len() {
+        if out.len() >= options.max_comments {
+            break;
+        }
+        if !is_comment(index) {
+            continue;
+        }
+        let nested_depth = arena.ancestors(index).filter(|&a| is_comment(a)).count() as u32;
+        // Flat threads (one row per comment) say the depth in an indent attribute.
+        let indent = arena
+            .subtree(index)
+            .into_iter()
+            .find_map(|i| dom.attribute(&arena.nodes[i].dom, "indent").and_then(|v| v.trim().parse::<u32>().ok()));
+        let field = |words: &[&str], tag: &str| {
+            arena
+                .subtree(index)
+                .into_iter()
+                .skip(1)
+                .filter(|&i| !(is_comment(i)))
+                .find(|&i| {
+                    let n = &arena.nodes[i];
+                    n.tag == tag || n.class_id.split_whitespace().any(|t| words.iter().any(|w| t.contains(w)))
+                })
+                .map(|i| arena.plain_text(i))
+                .unwrap_or_default()
+        };
+        let author = field(&["author", "user", "hnuser", "commenter", "byline"], "address");
+        let age = field(&["age", "time", "date", "timestamp"], "time");
+        let score = field(&["score", "points", "votes", "karma"], "data");
+        let body = field(&["body", "content", "commtext", "comment-text", "text", "message"], "blockquote");
+        let text = if body.is_empty() { body_text_excluding_nested(arena, index, &is_comment) } else { body };
+        if text.is_empty() {
+            continue;
+        }
+        out.push(Comment {
+            text: truncate_chars(&text, options.max_comment_chars),
+            author: truncate_chars(&author, 100),
+            age: truncate_chars(&age, 60),
+            score: truncate_chars(&score, 40),
+            depth: indent.unwrap_or(nested_depth),
+            handle_id: Some(dom.handle(&arena.nodes[index].dom)),
+        });
+    }
+    out
+}
+
+fn body_text_excluding_nested<N>(arena: &Arena<N>, index: usize, is_comment: &dyn Fn(usize) -> bool) -> String {
+    let mut out = String::new();
+    let mut stack = vec![index];
+    while let Some(i) = stack.pop() {
+        let node = &arena.nodes[i];
+        if node.skip || (i != index && is_comment(i)) {
+            continue;
+        }
+        if node.tag.is_empty() {
+            out.push_str(&node.text);
+        } else if BLOCK_TAGS.contains(&node.tag.as_str()) || node.tag == "br" {
+            out.push(' ');
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    collapse_whitespace(&out)
+}
+
+fn top_discussions(items: &[Item]) -> Vec<Discussion> {
+    let mut ranked: Vec<&Item> = items.iter().filter(|i| i.comment_count.is_some()).collect();
+    ranked.sort_by_key(|i| std::cmp::Reverse(i.comment_count));
+    ranked
+        .into_iter()
+        .take(5)
+        .map(|i| Discussion { title: i.title.clone(), url: i.url.clone(), comment_count: i.comment_count.unwrap_or(0) })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Access signals.
+
+fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
+    let mut found = Vec::new();
+    let visible_text = arena.nodes.get(arena.body).map_or(0, |b| b.text_len);
+    let primary_text = arena.nodes[primary].text_len;
+    for (i, node) in arena.nodes.iter().enumerate() {
+        if node.tag.is_empty() {
+            continue;
+        }
+        let names = &node.class_id;
+        // Overlays are often in the markup, hidden until a script shows them: only visible
+        // ones count.
+        if node.hidden {
+            continue;
+        }
+        if node.tag == "input" && node.input_type == "password" {
+            add(&mut found, Signal::AuthFields);
+        }
+        let text = || arena.plain_text(i).to_lowercase();
+        let overlay = (node.tag == "dialog" && node.open)
+            || matches!(node.role.as_str(), "dialog" | "alertdialog")
+            || has_word(names, &["modal", "overlay", "lightbox"]);
+        if overlay && node.text_len > 0 {
+            add(&mut found, Signal::OverlayOrDialog);
+        }
+        if has_word(names, &["paywall", "piano-", "meter-", "subscriber-only", "premium-content", "regwall"]) {
+            add(&mut found, Signal::Paywall);
+        }
+        if has_word(names, &["cookie", "consent", "gdpr", "cmp-", "onetrust", "didomi"]) && node.text_len > 20 {
+            let t = text();
+            if t.contains("cookie") || t.contains("consent") || t.contains("privacy") {
+                add(&mut found, Signal::ConsentOverlay);
+            }
+        }
+        if has_word(names, &["age-gate", "agegate", "age-verification", "ageverify"]) {
+            add(&mut found, Signal::AgeGate);
+        }
+    }
+    let body_text = arena.plain_text(arena.body).to_lowercase();
+    let has_phrase = |phrases: &[&str]| phrases.iter().any(|p| body_text.contains(p));
+    if has_phrase(&[
+        "subscribe to continue reading",
+        "subscribe to read",
+        "to continue reading, subscribe",
+        "this content is for subscribers",
+        "become a subscriber to read",
+        "subscribers only",
+    ]) {
+        add(&mut found, Signal::Paywall);
+    }
+    if has_phrase(&[
+        "sign in to continue",
+        "log in to continue",
+        "please log in to",
+        "please sign in to",
+        "you must be logged in",
+        "login required",
+        "sign in to view",
+    ]) {
+        add(&mut found, Signal::AuthGate);
+    }
+    if has_phrase(&[
+        "are you 18",
+        "are you over 18",
+        "you must be 18",
+        "you must be 21",
+        "verify your age",
+        "confirm your age",
+        "enter your date of birth",
+    ]) {
+        add(&mut found, Signal::AgeGate);
+    }
+    if has_phrase(&[
+        "not available in your country",
+        "not available in your region",
+        "not available in your location",
+        "unavailable in your region",
+        "blocked in your country",
+    ]) {
+        add(&mut found, Signal::GeoBlock);
+    }
+    let noscript_warning = arena.nodes.iter().enumerate().any(|(i, n)| {
+        n.tag == "noscript" && {
+            let t: String =
+                arena.subtree(i).iter().map(|&j| arena.nodes[j].text.as_str()).collect::<String>().to_lowercase();
+            t.contains("javascript") || t.contains("enable js")
+        }
+    });
+    if (noscript_warning && visible_text < 400)
+        || has_phrase(&[
+            "you need to enable javascript",
+            "please enable javascript",
+            "javascript is required",
+            "requires javascript",
+        ])
+    {
+        add(&mut found, Signal::ScriptRequired);
+    }
+    let asks_to_sign_in = has_phrase(&["sign in", "log in", "login", "sign-in", "log-in"]);
+    if found.contains(&Signal::AuthFields) && asks_to_sign_in && primary_text < 200 {
+        add(&mut found, Signal::AuthGate);
+    }
+    found
+}
+
+fn add(found: &mut Vec<Signal>, signal: Signal) {
+    if !found.contains(&signal) {
+        found.push(signal);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL redaction.
+
+/// Query parameters that carry credentials; their values never leave the page.
+const CREDENTIAL_PARAMS: &[&str] = &[
+    "token",
+    "access_token",
+    "id_token",
+    "refresh_token",
+    "auth",
+    "authorization",
+    "auth_token",
+    "sig",
+    "signature",
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "session",
+    "sessionid",
+    "session_id",
+    "sid",
+    "jsessionid",
+    "phpsessid",
+    "api_key",
+    "apikey",
+    "key",
+    "secret",
+    "client_secret",
+    "code",
+    "otp",
+    "x-amz-signature",
+    "x-amz-credential",
+    "x-amz-security-token",
+    "credential",
+    "credentials",
+];
+
+/// Resolves `href` against the page and strips credentials: user info and credential-like
+/// query parameters. `None` for hrefs that are not URLs at all.
+pub fn redact_url(href: &str, base: &str) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() {
+        return None;
+    }
+    let parsed = match url::Url::parse(base) {
+        Ok(base) => base.join(href).ok()?,
+        Err(_) => url::Url::parse(href).ok()?,
+    };
+    let mut parsed = parsed;
+    if matches!(parsed.scheme(), "javascript" | "data" | "vbscript" | "blob") {
+        return Some(format!("{}:", parsed.scheme()));
+    }
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    if parsed.query().is_some() {
+        let kept: Vec<(String, String)> = parsed
+            .query_pairs()
+            .filter(|(k, _)| !CREDENTIAL_PARAMS.contains(&k.to_ascii_lowercase().as_str()))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            parsed.set_query(None);
+        } else {
+            parsed.query_pairs_mut().clear().extend_pairs(kept);
+        }
+    }
+    Some(parsed.to_string())
+}
