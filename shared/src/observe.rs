@@ -497,7 +497,24 @@ impl Page {
     }
 }
 
+/// Characters of paragraph text (what content scoring counts) in each subtree.
+fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
+    let mut lengths = vec![0usize; arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if !node.skip && node.text_len >= 25 && is_paragraph_like(arena, index) && lengths[index] == 0 {
+            lengths[index] = node.text_len;
+        }
+        if let Some(parent) = node.parent {
+            lengths[parent] += lengths[index];
+        }
+    }
+    lengths
+}
+
 fn mark_chrome<N>(arena: &Arena<N>) -> Vec<bool> {
+    let paragraphs = paragraph_text(arena);
+    let page_paragraphs = paragraphs.get(arena.body).copied().unwrap_or(0);
     let mut chrome = vec![false; arena.nodes.len()];
     for (i, node) in arena.nodes.iter().enumerate() {
         if node.tag.is_empty() || i == arena.body || matches!(node.tag.as_str(), "html" | "body" | "main" | "article") {
@@ -507,7 +524,10 @@ fn mark_chrome<N>(arena: &Arena<N>) -> Vec<bool> {
             || (node.tag == "header" && !arena.has_ancestor_tag(i, &["article", "main"]));
         let by_role = CHROME_ROLES.contains(&node.role.as_str());
         let by_name = has_word(&node.class_id, CHROME_WORDS) && !has_word(&node.class_id, CONTENT_WORDS);
-        chrome[i] = by_tag || by_role || by_name;
+        // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
+        // page's paragraphs is the page (site builders wrap everything in such classes).
+        let holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
+        chrome[i] = (by_tag || by_role || by_name) && !holds_the_content;
     }
     chrome
 }
@@ -605,15 +625,28 @@ fn score_candidates<N>(arena: &Arena<N>, chrome: &[bool]) -> HashMap<usize, f64>
     let mut scores: HashMap<usize, f64> = HashMap::new();
     let chrome_below = inherited(arena, chrome);
     for (index, node) in arena.nodes.iter().enumerate() {
-        if node.skip || chrome_below[index] || !is_paragraph_like(arena, index) || node.text_len < 25 {
+        if node.skip || chrome_below[index] || node.tag.is_empty() {
             continue;
         }
-        // Paragraph-like elements inside a paragraph-like element count once, at the outer one.
-        if node.parent.is_some_and(|p| matches!(arena.nodes[p].tag.as_str(), "p" | "pre" | "blockquote")) {
+        // A paragraph, or the run of loose text in a container that also holds blocks (text
+        // broken by <br> beside a few divs): Readability wraps such runs in a <p>; here the run
+        // counts as a paragraph whose parent is the container.
+        let (length, commas, first_scored) = if is_paragraph_like(arena, index) {
+            // Paragraph-like elements inside a paragraph-like element count once, at the outer one.
+            if node.parent.is_some_and(|p| matches!(arena.nodes[p].tag.as_str(), "p" | "pre" | "blockquote")) {
+                continue;
+            }
+            (node.text_len, node.commas, node.parent)
+        } else {
+            let (length, commas) = loose_text(arena, index);
+            (length, commas, Some(index))
+        };
+        if length < 25 {
             continue;
         }
-        let score = 1.0 + node.commas as f64 + (node.text_len / 100).min(3) as f64;
-        for (level, ancestor) in arena.ancestors(index).take(5).enumerate() {
+        let score = 1.0 + commas as f64 + (length / 100).min(3) as f64;
+        let scored = first_scored.into_iter().chain(first_scored.into_iter().flat_map(|f| arena.ancestors(f)));
+        for (level, ancestor) in scored.take(5).enumerate() {
             if arena.nodes[ancestor].tag.is_empty() {
                 continue;
             }
@@ -633,6 +666,21 @@ fn score_candidates<N>(arena: &Arena<N>, chrome: &[bool]) -> HashMap<usize, f64>
         *score *= 1.0 - arena.link_density(*index);
     }
     scores
+}
+
+/// Length and commas of the text directly in an element (text nodes and inline children).
+fn loose_text<N>(arena: &Arena<N>, index: usize) -> (usize, usize) {
+    let mut length = 0;
+    let mut commas = 0;
+    for &child in &arena.nodes[index].children {
+        let node = &arena.nodes[child];
+        if node.skip || BLOCK_TAGS.contains(&node.tag.as_str()) {
+            continue;
+        }
+        length += node.text_len;
+        commas += node.commas;
+    }
+    (length, commas)
 }
 
 fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool]) -> usize {

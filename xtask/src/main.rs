@@ -3,6 +3,9 @@
 //! `cargo xtask test` is the README's test command and what CI runs: the workspace tests, the
 //! WASM builds of the crates that ship to the browser, and the fuzz targets (built, then run
 //! briefly as a smoke test when cargo-fuzz is installed).
+//!
+//! `cargo xtask bench extraction [--limit N] [--corpus zyte|wcxb|all] …` runs the `laika-bench`
+//! benchmarks in release mode.
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -33,10 +36,20 @@ enum Task {
         #[arg(long, default_value_t = 600)]
         seconds: u32,
     },
+    /// Run a laika-bench benchmark in release mode, e.g. `bench extraction --limit 30`.
+    Bench {
+        /// The benchmark and its options, passed to `laika-bench` as they are.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<String>,
+    },
 }
 
 /// The crates that are compiled to WASM for the extension.
 const WASM_CRATES: &[&str] = &["laika-shared", "laika-extension"];
+
+/// The benchmark crate: left out of the workspace tests, because building the extractors it
+/// compares against would slow every test run; `cargo test -p laika-bench` runs its own tests.
+const BENCH_CRATE: &str = "laika-bench";
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -45,6 +58,7 @@ fn main() -> Result<()> {
     match cli.command {
         Task::Test { fuzz_seconds } => test(fuzz_seconds),
         Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
+        Task::Bench { args } => bench(&args),
     }
 }
 
@@ -68,7 +82,10 @@ fn run(step: &str, command: &mut Command) -> Result<()> {
 }
 
 fn test(fuzz_seconds: u32) -> Result<()> {
-    let counts = run_cargo_tests("workspace tests", cargo().args(["test", "--workspace", "--all-targets"]))?;
+    let counts = run_cargo_tests(
+        "workspace tests",
+        cargo().args(["test", "--workspace", "--all-targets", "--exclude", BENCH_CRATE]),
+    )?;
     for krate in WASM_CRATES {
         run(
             &format!("{krate} for wasm32-unknown-unknown"),
@@ -195,6 +212,21 @@ fn fuzz(target: Option<&str>, seconds: u32) -> Result<()> {
     run("fuzz targets (cargo fuzz build)", fuzz_command().args(["fuzz", "build", "--dev"]))?;
     for target in targets {
         run_fuzz_target(&target, seconds)?;
+    }
+    Ok(())
+}
+
+/// Builds and runs `laika-bench` with the given arguments; exits with its status, so a failed
+/// benchmark fails the command the same way.
+fn bench(args: &[String]) -> Result<()> {
+    eprintln!("==> laika-bench {}", args.join(" "));
+    let status = cargo()
+        .args(["run", "--release", "--package", BENCH_CRATE, "--"])
+        .args(args)
+        .status()
+        .context("bench: cannot start cargo")?;
+    if !status.success() {
+        std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
 }
