@@ -209,8 +209,11 @@ impl<N: Clone> Arena<N> {
                     let id = dom.attribute(&node, "id").unwrap_or_default();
                     let class_id = format!("{class} {id}").to_lowercase();
                     let role = dom.attribute(&node, "role").unwrap_or_default().to_lowercase();
+                    // React streams server-rendered content into `<div hidden id="S:0">` and
+                    // shows it with a script; it is the page, not hidden content.
+                    let streamed = dom.attribute(&node, "id").is_some_and(|id| is_streamed_boundary(&id));
                     let hidden = parent_hidden
-                        || dom.attribute(&node, "hidden").is_some()
+                        || (dom.attribute(&node, "hidden").is_some() && !streamed)
                         || dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true")
                         || dom.is_hidden_by_style(&node)
                         || (tag == "dialog" && dom.attribute(&node, "open").is_none());
@@ -326,6 +329,11 @@ impl<N> Arena<N> {
         }
         collapse_whitespace(&out)
     }
+}
+
+/// `S:0`, `S:1`…: React's streamed Suspense boundaries.
+fn is_streamed_boundary(id: &str) -> bool {
+    id.strip_prefix("S:").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn collapsed_len(text: &str) -> usize {
@@ -480,6 +488,9 @@ fn has_word(haystack: &str, words: &[&str]) -> bool {
 struct Page {
     /// Elements that are chrome (their subtrees are left out of the primary text).
     chrome: Vec<bool>,
+    /// Chrome, plus the clutter found inside the content (link lists, share boxes): what the
+    /// primary text leaves out.
+    dropped: Vec<bool>,
     /// The primary content container.
     primary: usize,
     /// Siblings of the primary container that belong to the content, in document order,
@@ -493,8 +504,44 @@ impl Page {
         let scores = score_candidates(arena, &chrome);
         let primary = pick_primary(arena, &scores, &chrome);
         let content_roots = related_siblings(arena, &scores, &chrome, primary);
-        Page { chrome, primary, content_roots }
+        let dropped = drop_clutter(arena, &chrome, &scores, &content_roots);
+        Page { chrome, dropped, primary, content_roots }
     }
+}
+
+/// Marks clutter inside the content roots (Readability's conditional cleaning, simplified):
+/// containers that are mostly links, or whose class says chrome and whose score does not
+/// outweigh it. Prose with many commas is always kept.
+fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f64>, roots: &[usize]) -> Vec<bool> {
+    let mut dropped = chrome.to_vec();
+    for &root in roots {
+        for index in arena.subtree(root) {
+            let node = &arena.nodes[index];
+            if index == root || node.skip || dropped[index] {
+                continue;
+            }
+            if !matches!(
+                node.tag.as_str(),
+                "div" | "section" | "ul" | "ol" | "table" | "aside" | "header" | "figure" | "span" | "p" | "dl"
+            ) {
+                continue;
+            }
+            // Prose with many commas stays; so does a container that is most of the content
+            // (on a listing page the link list is the content).
+            if node.commas >= 10 || node.text_len * 2 > arena.nodes[root].text_len {
+                continue;
+            }
+            let weight = class_weight(node);
+            let density = arena.link_density(index);
+            let score = scores.get(&index).copied().unwrap_or(0.0);
+            let link_list = (weight < 25.0 && density > 0.5) || (density > 0.75);
+            let negative = weight < 0.0 && weight + score < 0.0;
+            if link_list || negative {
+                dropped[index] = true;
+            }
+        }
+    }
+    dropped
 }
 
 /// Characters of paragraph text (what content scoring counts) in each subtree.
@@ -950,7 +997,7 @@ impl Page {
         options: &ObserveOptions,
     ) -> ChunkedObservation {
         let mut writer = TextWriter::new();
-        let mut ctx = TextContext { chrome: &self.chrome, list_depth: 0, quote: false };
+        let mut ctx = TextContext { chrome: &self.dropped, list_depth: 0, quote: false };
         for &root in &self.content_roots {
             write_text(arena, root, &mut ctx, &mut writer);
             writer.end_block("");
