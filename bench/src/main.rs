@@ -12,6 +12,7 @@
 mod corpus;
 mod extractors;
 mod metrics;
+mod readability;
 mod report;
 
 use anyhow::{Context, Result};
@@ -34,6 +35,8 @@ struct Cli {
 enum Command {
     /// Score main-text extraction on the Zyte and WCXB corpora, each with its own metric.
     Extraction(ExtractionArgs),
+    /// Check Laika's titles against Mozilla's Readability test pages.
+    Readability,
 }
 
 #[derive(Args)]
@@ -66,6 +69,10 @@ enum CorpusChoice {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Extraction(args) => extraction(&args),
+        Command::Readability => {
+            let root = workspace_root();
+            readability::run(&corpus::corpora_dir(&root), &target_dir(&root).join("bench/readability.json"))
+        }
     }
 }
 

@@ -1018,7 +1018,7 @@ impl Page {
         let mut observation = Observation {
             doc_type: Some("web.observation.summary.v1".into()),
             url: redact_url(url, url).unwrap_or_default(),
-            title: document_title(arena),
+            title: document_title(dom, arena),
             text,
             primary: Some(primary),
             outline: outline(arena, options),
@@ -1069,34 +1069,154 @@ fn first_tag<N>(arena: &Arena<N>, tag: &str) -> Option<usize> {
     arena.nodes.iter().position(|n| n.tag == tag)
 }
 
-/// The page title: `<title>` with a site-name suffix or prefix removed when what remains is
-/// still a real title (Readability's rule), else the first `h1`.
-fn document_title<N>(arena: &Arena<N>) -> String {
-    let raw = first_tag(arena, "title")
+/// The page title, as Readability finds it: the article's own metadata first (JSON-LD
+/// `headline`, Dublin Core, Open Graph, Weibo), then `<title>` cleaned of its site name, then
+/// Twitter and Parse.ly titles.
+fn document_title<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> String {
+    let meta = |keys: &[&str]| {
+        arena.nodes.iter().filter(|n| n.tag == "meta").find_map(|n| {
+            let names = [dom.attribute(&n.dom, "property"), dom.attribute(&n.dom, "name")];
+            let names: Vec<String> = names
+                .into_iter()
+                .flatten()
+                .flat_map(|v| v.split_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>())
+                .collect();
+            keys.iter()
+                .any(|k| names.iter().any(|n| n == k))
+                .then(|| dom.attribute(&n.dom, "content").map(|c| collapse_whitespace(&c)))
+                .flatten()
+                .filter(|c| !c.is_empty())
+        })
+    };
+    let document = cleaned_document_title(arena);
+    json_ld_headline(arena, &document)
+        .or_else(|| meta(&["dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title"]))
+        .or_else(|| Some(document).filter(|t| !t.is_empty()))
+        .or_else(|| meta(&["twitter:title", "parsely-title"]))
+        .unwrap_or_default()
+}
+
+/// `headline` (or `name`) of a schema.org article in a JSON-LD script.
+fn json_ld_headline<N>(arena: &Arena<N>, document_title: &str) -> Option<String> {
+    const ARTICLES: &[&str] = &[
+        "Article",
+        "NewsArticle",
+        "BlogPosting",
+        "Report",
+        "ScholarlyArticle",
+        "TechArticle",
+        "AdvertiserContentArticle",
+        "AnalysisNewsArticle",
+        "BackgroundNewsArticle",
+        "OpinionNewsArticle",
+        "ReportageNewsArticle",
+        "ReviewNewsArticle",
+        "SatiricalArticle",
+        "SocialMediaPosting",
+        "LiveBlogPosting",
+        "DiscussionForumPosting",
+        "MedicalScholarlyArticle",
+    ];
+    let find_in = |value: &serde_json::Value| find(value, document_title);
+    fn find(value: &serde_json::Value, document_title: &str) -> Option<String> {
+        match value {
+            serde_json::Value::Array(items) => items.iter().find_map(|v| find(v, document_title)),
+            serde_json::Value::Object(map) => {
+                if let Some(graph) = map.get("@graph").and_then(|g| find(g, document_title)) {
+                    return Some(graph);
+                }
+                let is_article = match map.get("@type") {
+                    Some(serde_json::Value::String(t)) => ARTICLES.contains(&t.as_str()),
+                    Some(serde_json::Value::Array(ts)) => {
+                        ts.iter().any(|t| t.as_str().is_some_and(|t| ARTICLES.contains(&t)))
+                    }
+                    _ => false,
+                };
+                if !is_article {
+                    return None;
+                }
+                let field =
+                    |k: &str| map.get(k).and_then(|v| v.as_str()).map(collapse_whitespace).filter(|t| !t.is_empty());
+                match (field("headline"), field("name")) {
+                    // Both: the one the document's own title agrees with.
+                    (Some(headline), Some(name)) if name != headline => {
+                        Some(if document_title.contains(&name) && !document_title.contains(&headline) {
+                            name
+                        } else {
+                            headline
+                        })
+                    }
+                    (headline, name) => headline.or(name),
+                }
+            }
+            _ => None,
+        }
+    }
+    arena.nodes.iter().enumerate().filter(|(_, n)| n.tag == "script").find_map(|(i, _)| {
+        let text: String = arena.nodes[i].children.iter().map(|&c| arena.nodes[c].text.as_str()).collect();
+        if !text.contains("schema.org") {
+            return None;
+        }
+        serde_json::from_str::<serde_json::Value>(text.trim()).ok().as_ref().and_then(find_in)
+    })
+}
+
+/// `<title>` with the site name cut off the way Readability does it.
+fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
+    let original = first_tag(arena, "title")
         .map(|i| {
             let text: String = arena.subtree(i).iter().map(|&j| arena.nodes[j].text.as_str()).collect();
             collapse_whitespace(&text)
         })
         .unwrap_or_default();
-    let h1 = first_tag(arena, "h1").map(|i| arena.plain_text(i)).unwrap_or_default();
-    if raw.is_empty() {
-        return h1;
-    }
     let words = |s: &str| s.split_whitespace().count();
-    for separator in [" | ", " - ", " – ", " — ", " \\ ", " / ", " > ", " » ", " :: "] {
-        if let Some(pos) = raw.rfind(separator) {
-            let head = raw[..pos].trim();
-            if words(head) >= 3 {
-                return head.to_string();
+    let is_separator = |c: char| matches!(c, '|' | '-' | '–' | '—' | '\\' | '/' | '>' | '»');
+    // " X " with X a separator, as (start, separator) pairs.
+    let chars: Vec<(usize, char)> = original.char_indices().collect();
+    let separators: Vec<(usize, char)> = chars
+        .windows(3)
+        .filter(|w| w[0].1 == ' ' && is_separator(w[1].1) && w[2].1 == ' ')
+        .map(|w| (w[0].0, w[1].1))
+        .collect();
+    let mut hierarchical = false;
+    let mut title = original.clone();
+    if let Some(&(last, _)) = separators.last() {
+        hierarchical = separators.iter().any(|(_, c)| matches!(c, '\\' | '/' | '>' | '»'));
+        title = original[..last].to_string();
+        if words(&title) < 3 {
+            // Everything after the first separator.
+            title = original.find(is_separator).map_or(original.clone(), |p| original[p + 1..].to_string());
+        }
+    } else if original.contains(": ") {
+        let heading_matches = arena
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.tag == "h1" || n.tag == "h2")
+            .any(|(i, _)| arena.plain_text(i) == original.trim());
+        if !heading_matches {
+            let colon = original.rfind(':').unwrap_or(0);
+            title = original[colon + 1..].to_string();
+            let first_colon = original.find(':').unwrap_or(0);
+            if words(&title) < 3 {
+                title = original[first_colon + 1..].to_string();
+            } else if words(&original[..first_colon]) > 5 {
+                title = original.clone();
             }
-            let tail = raw[pos + separator.len()..].trim();
-            if words(tail) >= 3 && h1.contains(tail) {
-                return tail.to_string();
-            }
-            return raw;
+        }
+    } else if original.chars().count() > 150 || original.chars().count() < 15 {
+        let h1s: Vec<usize> = arena.nodes.iter().enumerate().filter(|(_, n)| n.tag == "h1").map(|(i, _)| i).collect();
+        if h1s.len() == 1 {
+            title = arena.plain_text(h1s[0]);
         }
     }
-    raw
+    let title = collapse_whitespace(&title);
+    let without_separators: String = original.chars().filter(|&c| !is_separator(c)).collect();
+    let count = words(&title);
+    if count <= 4 && (!hierarchical || count + 1 != words(&without_separators)) {
+        return original;
+    }
+    title
 }
 
 fn outline<N>(arena: &Arena<N>, options: &ObserveOptions) -> Vec<OutlineEntry> {
