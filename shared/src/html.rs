@@ -6,7 +6,10 @@ use crate::dom::{Dom, NodeType};
 use crate::observation::Observation;
 use crate::observe::{ObserveOptions, observe};
 use ego_tree::NodeId;
-use scraper::{Html, Node};
+use html5ever::driver::{self, ParseOpts};
+use html5ever::tendril::TendrilSink;
+use html5ever::tree_builder::TreeBuilderOpts;
+use scraper::{Html, HtmlTreeSink, Node};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -24,8 +27,16 @@ struct Handles {
 
 impl HtmlDom {
     /// Parses HTML the way a browser does (html5ever); never fails, whatever the input.
+    ///
+    /// Scripting is off: a page read from a file runs no script, so `<noscript>` content is
+    /// parsed as markup (the reader shows it only when the page has nothing else to show).
     pub fn parse(html: &str) -> HtmlDom {
-        HtmlDom { html: Html::parse_document(html), handles: RefCell::new(Handles::default()) }
+        let options = ParseOpts {
+            tree_builder: TreeBuilderOpts { scripting_enabled: false, ..Default::default() },
+            ..Default::default()
+        };
+        let html = driver::parse_document(HtmlTreeSink::new(Html::new_document()), options).one(html);
+        HtmlDom { html, handles: RefCell::new(Handles::default()) }
     }
 
     fn node(&self, id: NodeId) -> Option<ego_tree::NodeRef<'_, Node>> {

@@ -120,7 +120,10 @@ pub fn observe<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> Observat
 
 /// Observes the page and says where the next chunk of text starts.
 pub fn observe_chunk<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> ChunkedObservation {
-    let arena = Arena::build(dom, options.root_handle_id.as_deref());
+    let mut arena = Arena::build(dom, options.root_handle_id.as_deref(), false);
+    if arena.needs_noscript_fallback() {
+        arena = Arena::build(dom, options.root_handle_id.as_deref(), true);
+    }
     let page = Page::analyse(&arena, url);
     page.observation(dom, &arena, url, options)
 }
@@ -185,7 +188,9 @@ const NEVER_TEXT: &[&str] = &[
 const MAX_DEPTH: usize = 512;
 
 impl<N: Clone> Arena<N> {
-    fn build<D: Dom<Node = N>>(dom: &D, root_handle: Option<&str>) -> Arena<N> {
+    /// Copies the DOM. With `show_noscript`, `<noscript>` content counts as visible: for pages
+    /// read without running scripts whose only content is their no-script version.
+    fn build<D: Dom<Node = N>>(dom: &D, root_handle: Option<&str>, show_noscript: bool) -> Arena<N> {
         let mut nodes: Vec<ArenaNode<N>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
@@ -217,7 +222,9 @@ impl<N: Clone> Arena<N> {
                         || dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true")
                         || dom.is_hidden_by_style(&node)
                         || (tag == "dialog" && dom.attribute(&node, "open").is_none());
-                    let skip = parent_skip || hidden || NEVER_TEXT.contains(&tag.as_str());
+                    let skip = parent_skip
+                        || hidden
+                        || (NEVER_TEXT.contains(&tag.as_str()) && !(show_noscript && tag == "noscript"));
                     (tag, String::new(), class_id, role, hidden, skip)
                 }
             };
@@ -227,7 +234,8 @@ impl<N: Clone> Arena<N> {
                 String::new()
             };
             let open = tag == "dialog" && dom.attribute(&node, "open").is_some();
-            let invisible = parent_invisible || hidden || INVISIBLE_TEXT.contains(&tag.as_str());
+            let shown_noscript = show_noscript && tag == "noscript";
+            let invisible = parent_invisible || hidden || (INVISIBLE_TEXT.contains(&tag.as_str()) && !shown_noscript);
             nodes.push(ArenaNode {
                 dom: node.clone(),
                 parent,
@@ -288,6 +296,23 @@ impl<N: Clone> Arena<N> {
 }
 
 impl<N> Arena<N> {
+    /// Whether the page shows almost nothing while its `<noscript>` holds a real page (forums
+    /// and shops that render with scripts and ship their content for no-script readers).
+    fn needs_noscript_fallback(&self) -> bool {
+        let visible = self.nodes.get(self.body).map_or(0, |b| b.text_len);
+        if visible >= 1_500 {
+            return false;
+        }
+        let in_noscript: usize = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.tag == "noscript")
+            .map(|(i, _)| self.subtree(i).iter().map(|&j| collapsed_len(&self.nodes[j].text)).sum::<usize>())
+            .sum();
+        in_noscript > visible.max(500) * 2
+    }
+
     fn link_density(&self, index: usize) -> f64 {
         let node = &self.nodes[index];
         if node.text_len == 0 { 0.0 } else { node.link_len as f64 / node.text_len as f64 }
@@ -1185,7 +1210,10 @@ fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
         title = original[..last].to_string();
         if words(&title) < 3 {
             // Everything after the first separator.
-            title = original.find(is_separator).map_or(original.clone(), |p| original[p + 1..].to_string());
+            title = original
+                .char_indices()
+                .find(|&(_, c)| is_separator(c))
+                .map_or(original.clone(), |(p, c)| original[p + c.len_utf8()..].to_string());
         }
     } else if original.contains(": ") {
         let heading_matches = arena
