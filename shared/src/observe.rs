@@ -128,9 +128,34 @@ pub fn observe_chunk<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> Ch
     page.observation(dom, &arena, url, options)
 }
 
-/// The main text as Laika sends it for summarisation (structure prefixes included).
+/// The main text as a reader reads it: the observation's text without its structure prefixes
+/// (`H2: `, `- `, `> `, `Code: ` …), which are layout hints for the model, not page words.
 pub fn main_text(observation: &Observation) -> String {
-    observation.text.clone()
+    const LABELS: &[&str] =
+        &["H1: ", "H2: ", "H3: ", "H4: ", "H5: ", "H6: ", "Code: ", "Caption: ", "Summary: ", "Term: ", "Definition: "];
+    let mut out = String::with_capacity(observation.text.len());
+    for line in observation.text.lines() {
+        let mut rest = line;
+        while let Some(after) = rest.strip_prefix("> ") {
+            rest = after;
+        }
+        let trimmed = rest.trim_start_matches(' ');
+        if let Some(item) = trimmed.strip_prefix("- ") {
+            rest = item;
+        }
+        if let Some(label) = LABELS.iter().find(|l| rest.starts_with(**l)) {
+            rest = &rest[label.len()..];
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether a heading says the same as the title (one holds the other, ignoring case).
+fn same_title(heading: &str, title: &str) -> bool {
+    let (heading, title) = (heading.trim().to_lowercase(), title.trim().to_lowercase());
+    !heading.is_empty() && !title.is_empty() && (title.contains(&heading) || heading.contains(&title))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -146,6 +171,8 @@ struct ArenaNode<N> {
     text: String,
     /// class and id, lower-cased, for pattern tests.
     class_id: String,
+    /// class alone, lower-cased and whitespace-collapsed: alike siblings share it (ids differ).
+    class: String,
     role: String,
     /// `type` of an input, lower-cased; empty otherwise.
     input_type: String,
@@ -204,15 +231,22 @@ impl<N: Clone> Arena<N> {
                 continue;
             }
             let index = nodes.len();
-            let (tag, text, class_id, role, hidden, skip) = match node_type {
-                NodeType::Text => {
-                    (String::new(), dom.text(&node), String::new(), String::new(), parent_hidden, parent_skip)
-                }
+            let (tag, text, class_id, class, role, hidden, skip) = match node_type {
+                NodeType::Text => (
+                    String::new(),
+                    dom.text(&node),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    parent_hidden,
+                    parent_skip,
+                ),
                 _ => {
                     let tag = dom.tag_name(&node);
                     let class = dom.attribute(&node, "class").unwrap_or_default();
                     let id = dom.attribute(&node, "id").unwrap_or_default();
                     let class_id = format!("{class} {id}").to_lowercase();
+                    let class = collapse_whitespace(&class.to_lowercase());
                     let role = dom.attribute(&node, "role").unwrap_or_default().to_lowercase();
                     // React streams server-rendered content into `<div hidden id="S:0">` and
                     // shows it with a script; it is the page, not hidden content.
@@ -225,7 +259,7 @@ impl<N: Clone> Arena<N> {
                     let skip = parent_skip
                         || hidden
                         || (NEVER_TEXT.contains(&tag.as_str()) && !(show_noscript && tag == "noscript"));
-                    (tag, String::new(), class_id, role, hidden, skip)
+                    (tag, String::new(), class_id, class, role, hidden, skip)
                 }
             };
             let input_type = if tag == "input" {
@@ -243,6 +277,7 @@ impl<N: Clone> Arena<N> {
                 tag,
                 text,
                 class_id,
+                class,
                 role,
                 input_type,
                 hidden,
@@ -524,14 +559,158 @@ struct Page {
 }
 
 impl Page {
+    /// Finds the content; when that leaves little text, tries again with fewer rules, as
+    /// Readability does: class names are hints that page builders defeat ("elementor-widget"
+    /// holding the article), and clutter rules can strip a page made of short cards.
     fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
-        let chrome = mark_chrome(arena);
+        const ENOUGH: usize = 500;
+        let first = Page::attempt(arena, Strictness::Full);
+        let first_len = first.text_len(arena);
+        if first_len >= ENOUGH {
+            return first;
+        }
+        let mut best = (first_len, first);
+        for strictness in [Strictness::NoClassNames, Strictness::NoClassNamesNoClutter] {
+            let page = Page::attempt(arena, strictness);
+            let len = page.text_len(arena);
+            if len >= ENOUGH {
+                return page;
+            }
+            if len > best.0 {
+                best = (len, page);
+            }
+        }
+        best.1
+    }
+
+    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness) -> Page {
+        let chrome = mark_chrome(arena, strictness != Strictness::Full);
         let scores = score_candidates(arena, &chrome);
         let primary = pick_primary(arena, &scores, &chrome);
         let content_roots = related_siblings(arena, &scores, &chrome, primary);
-        let dropped = drop_clutter(arena, &chrome, &scores, &content_roots);
+        let content_roots = repeated_items(arena, &chrome, primary).unwrap_or(content_roots);
+        let content_roots = widen(arena, &chrome, primary, content_roots);
+        let dropped = if strictness == Strictness::NoClassNamesNoClutter {
+            chrome.clone()
+        } else {
+            drop_clutter(arena, &chrome, &scores, &content_roots)
+        };
         Page { chrome, dropped, primary, content_roots }
     }
+
+    /// Characters of text the content roots give.
+    fn text_len<N>(&self, arena: &Arena<N>) -> usize {
+        self.write(arena).chars().count()
+    }
+
+    fn write<N>(&self, arena: &Arena<N>) -> String {
+        self.write_leaving_out(arena, &self.dropped)
+    }
+
+    fn write_leaving_out<N>(&self, arena: &Arena<N>, dropped: &[bool]) -> String {
+        let mut writer = TextWriter::new();
+        let mut ctx = TextContext { chrome: dropped, list_depth: 0, quote: false };
+        for &root in &self.content_roots {
+            write_text(arena, root, &mut ctx, &mut writer);
+            writer.end_block("");
+        }
+        writer.out
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Strictness {
+    /// Every rule.
+    Full,
+    /// Chrome by tag and role only (class names that merely suggest chrome are ignored).
+    NoClassNames,
+    /// As above, and no clutter dropped inside the content.
+    NoClassNamesNoClutter,
+}
+
+/// Visible text outside chrome, per subtree.
+fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
+    let mut lengths = vec![0usize; arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if node.skip || chrome[index] {
+            lengths[index] = 0;
+            continue;
+        }
+        if node.tag.is_empty() {
+            lengths[index] = collapsed_len(&node.text);
+        }
+        if let Some(parent) = node.parent {
+            lengths[parent] += lengths[index];
+        }
+    }
+    lengths
+}
+
+/// When the content found holds under a quarter of the page's non-chrome text (a landing page
+/// of many short sections, a listing of short cards), the content is the lowest ancestor that
+/// holds most of it.
+fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>) -> Vec<usize> {
+    let lengths = non_chrome_text(arena, chrome);
+    let total = lengths[arena.body];
+    let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
+    if total == 0 || covered * 4 >= total {
+        return roots;
+    }
+    let mut widest = primary;
+    while let Some(parent) = arena.nodes[widest].parent {
+        if arena.nodes[parent].tag == "html" {
+            break;
+        }
+        widest = parent;
+        if lengths[widest] * 5 >= total * 3 {
+            break;
+        }
+    }
+    vec![widest]
+}
+
+/// Characters in real paragraphs (a `p` of 80+ characters with few links) under a node.
+fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
+    arena
+        .subtree(root)
+        .into_iter()
+        .filter(|&i| {
+            let n = &arena.nodes[i];
+            n.tag == "p" && !n.skip && n.text_len >= 80 && arena.link_density(i) < 0.3
+        })
+        .map(|i| arena.nodes[i].text_len)
+        .sum()
+}
+
+/// When the primary (or a near ancestor) is one of several alike siblings holding text (the
+/// posts of a thread, the entries of a listing), the content is their parent.
+fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usize) -> Option<Vec<usize>> {
+    let mut current = primary;
+    for _ in 0..4 {
+        let parent = arena.nodes[current].parent?;
+        if parent == arena.body || arena.nodes[parent].tag == "html" || chrome[parent] {
+            return None;
+        }
+        let node = &arena.nodes[current];
+        if !node.class.is_empty() || matches!(node.tag.as_str(), "article" | "li") {
+            let alike: Vec<usize> = arena.nodes[parent]
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    let n = &arena.nodes[c];
+                    !n.skip && !chrome[c] && n.tag == node.tag && n.class == node.class && n.text_len >= 25
+                })
+                .collect();
+            let total: usize = alike.iter().map(|&c| arena.nodes[c].text_len).sum();
+            if alike.len() >= 3 && total * 2 >= node.text_len * 3 {
+                return Some(vec![parent]);
+            }
+        }
+        current = parent;
+    }
+    None
 }
 
 /// Marks clutter inside the content roots (Readability's conditional cleaning, simplified):
@@ -559,7 +738,10 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
             let weight = class_weight(node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
-            let link_list = (weight < 25.0 && density > 0.5) || (density > 0.75);
+            // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
+            // content root with little prose) they are the content.
+            let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
+            let link_list = !card_page && ((weight < 25.0 && density > 0.5) || (density > 0.75));
             let negative = weight < 0.0 && weight + score < 0.0;
             if link_list || negative {
                 dropped[index] = true;
@@ -584,7 +766,10 @@ fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
     lengths
 }
 
-fn mark_chrome<N>(arena: &Arena<N>) -> Vec<bool> {
+/// Class words of overlays, which stay chrome even when other class names are ignored.
+const OVERLAY_WORDS: &[&str] = &["cookie", "consent", "gdpr", "onetrust", "popup", "modal"];
+
+fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
     let paragraphs = paragraph_text(arena);
     let page_paragraphs = paragraphs.get(arena.body).copied().unwrap_or(0);
     let mut chrome = vec![false; arena.nodes.len()];
@@ -595,7 +780,11 @@ fn mark_chrome<N>(arena: &Arena<N>) -> Vec<bool> {
         let by_tag = matches!(node.tag.as_str(), "nav" | "aside" | "footer" | "form" | "dialog")
             || (node.tag == "header" && !arena.has_ancestor_tag(i, &["article", "main"]));
         let by_role = CHROME_ROLES.contains(&node.role.as_str());
-        let by_name = has_word(&node.class_id, CHROME_WORDS) && !has_word(&node.class_id, CONTENT_WORDS);
+        let by_name = if ignore_class_names {
+            has_word(&node.class_id, OVERLAY_WORDS)
+        } else {
+            has_word(&node.class_id, CHROME_WORDS) && !has_word(&node.class_id, CONTENT_WORDS)
+        };
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
         let holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
@@ -801,7 +990,7 @@ fn related_siblings<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &
     let Some(parent) = arena.nodes[primary].parent else { return vec![primary] };
     let top_score = scores.get(&primary).copied().unwrap_or(0.0);
     let threshold = (top_score * 0.2).max(10.0);
-    let primary_class = &arena.nodes[primary].class_id;
+    let primary_class = &arena.nodes[primary].class;
     arena.nodes[parent]
         .children
         .iter()
@@ -815,7 +1004,7 @@ fn related_siblings<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &
                 return false;
             }
             let mut bonus = 0.0;
-            if !primary_class.trim().is_empty() && node.class_id == *primary_class {
+            if !primary_class.is_empty() && node.class == *primary_class {
                 bonus += top_score * 0.2;
             }
             if scores.get(&sibling).is_some_and(|s| s + bonus >= threshold) {
@@ -1021,13 +1210,21 @@ impl Page {
         url: &str,
         options: &ObserveOptions,
     ) -> ChunkedObservation {
-        let mut writer = TextWriter::new();
-        let mut ctx = TextContext { chrome: &self.dropped, list_depth: 0, quote: false };
-        for &root in &self.content_roots {
-            write_text(arena, root, &mut ctx, &mut writer);
-            writer.end_block("");
+        let title = document_title(dom, arena);
+        // The heading that repeats the title is the title, which the observation carries
+        // already; leaving it out of the text keeps it from being read (and counted) twice.
+        let mut dropped = self.dropped.clone();
+        let first_heading = self
+            .content_roots
+            .iter()
+            .flat_map(|&root| arena.subtree(root))
+            .find(|&i| arena.nodes[i].tag == "h1" && !dropped[i] && !arena.nodes[i].skip);
+        if let Some(heading) = first_heading
+            && same_title(&arena.plain_text(heading), &title)
+        {
+            dropped[heading] = true;
         }
-        let full_text = writer.out;
+        let full_text = self.write_leaving_out(arena, &dropped);
         let (text, cursor, done, total_chars) =
             cut_chunk(&full_text, options.cursor, options.max_chars, options.max_blocks);
 
@@ -1043,7 +1240,7 @@ impl Page {
         let mut observation = Observation {
             doc_type: Some("web.observation.summary.v1".into()),
             url: redact_url(url, url).unwrap_or_default(),
-            title: document_title(dom, arena),
+            title,
             text,
             primary: Some(primary),
             outline: outline(arena, options),
