@@ -33,6 +33,10 @@ impl LiveDom {
         Some(LiveDom { window, document })
     }
 
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
     /// The page's URL, as the observation reports it (redacted by the reader).
     pub fn url(&self) -> String {
         self.window.location().href().unwrap_or_default()
@@ -41,13 +45,15 @@ impl LiveDom {
     /// The element behind a handle given out earlier, if it is still in the page.
     pub fn element(&self, handle: &str) -> Option<Element> {
         let node = self.find_handle(handle)?;
-        let element: Element = wasm_bindgen::JsCast::dyn_into(node).ok()?;
+        let element = as_element(&node)?.clone();
         element.is_connected().then_some(element)
     }
 }
 
+/// The node as an element. Checked by node type, not `instanceof`: nodes of another realm (a
+/// frame's document) are elements too, but not instances of this realm's `Element`.
 fn as_element(node: &Node) -> Option<&Element> {
-    wasm_bindgen::JsCast::dyn_ref::<Element>(node)
+    (node.node_type() == Node::ELEMENT_NODE).then(|| wasm_bindgen::JsCast::unchecked_ref::<Element>(node))
 }
 
 impl Dom for LiveDom {

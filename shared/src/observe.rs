@@ -124,7 +124,19 @@ pub fn observe_chunk<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> Ch
     if arena.needs_noscript_fallback() {
         arena = Arena::build(dom, options.root_handle_id.as_deref(), true);
     }
-    let page = Page::analyse(&arena, url);
+    let mut page = Page::analyse(&arena, url);
+    // Content in a wrapper hidden by inline style (shown later by a script): when the visible
+    // page gives little, read the styled-away parts too and keep that if it gives far more.
+    let shown = page.text_len(&arena);
+    if shown < 1_000 {
+        let unstyled = Arena::build_with(dom, options.root_handle_id.as_deref(), arena.show_noscript, true);
+        let retry = Page::analyse(&unstyled, url);
+        let got = retry.text_len(&unstyled);
+        if got >= 500 && (shown < 200 || got >= shown * 3) {
+            arena = unstyled;
+            page = retry;
+        }
+    }
     page.observation(dom, &arena, url, options)
 }
 
@@ -194,6 +206,8 @@ struct ArenaNode<N> {
 struct Arena<N> {
     nodes: Vec<ArenaNode<N>>,
     body: usize,
+    /// Built with `<noscript>` content shown.
+    show_noscript: bool,
 }
 
 /// Elements whose text a reader never sees.
@@ -218,10 +232,20 @@ impl<N: Clone> Arena<N> {
     /// Copies the DOM. With `show_noscript`, `<noscript>` content counts as visible: for pages
     /// read without running scripts whose only content is their no-script version.
     fn build<D: Dom<Node = N>>(dom: &D, root_handle: Option<&str>, show_noscript: bool) -> Arena<N> {
+        Self::build_with(dom, root_handle, show_noscript, false)
+    }
+
+    /// As `build`; with `ignore_style`, elements hidden by their style count as shown.
+    fn build_with<D: Dom<Node = N>>(
+        dom: &D,
+        root_handle: Option<&str>,
+        show_noscript: bool,
+        ignore_style: bool,
+    ) -> Arena<N> {
         let mut nodes: Vec<ArenaNode<N>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
-            return Arena { nodes, body: 0 };
+            return Arena { nodes, body: 0, show_noscript };
         };
         // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
         let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
@@ -251,10 +275,13 @@ impl<N: Clone> Arena<N> {
                     // React streams server-rendered content into `<div hidden id="S:0">` and
                     // shows it with a script; it is the page, not hidden content.
                     let streamed = dom.attribute(&node, "id").is_some_and(|id| is_streamed_boundary(&id));
+                    // Collapsed tab and accordion panels hold page text (a product's description,
+                    // specs, shipping terms) that a click shows: they count as shown.
+                    let panel = matches!(role.as_str(), "tabpanel" | "region") || has_word(&class_id, PANEL_WORDS);
                     let hidden = parent_hidden
-                        || (dom.attribute(&node, "hidden").is_some() && !streamed)
-                        || dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true")
-                        || dom.is_hidden_by_style(&node)
+                        || (dom.attribute(&node, "hidden").is_some() && !streamed && !panel)
+                        || (dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true") && !panel)
+                        || (!ignore_style && !panel && dom.is_hidden_by_style(&node))
                         || (tag == "dialog" && dom.attribute(&node, "open").is_none());
                     let skip = parent_skip
                         || hidden
@@ -326,7 +353,7 @@ impl<N: Clone> Arena<N> {
             }
         }
         let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
-        Arena { nodes, body }
+        Arena { nodes, body, show_noscript }
     }
 }
 
@@ -527,6 +554,12 @@ const NEGATIVE_WORDS: &[&str] = &[
     "dateline",
     "caption",
 ];
+
+/// Class or id words of a post's author card or signature.
+const PROFILE_WORDS: &[&str] = &["user", "profile", "poster", "signature", "avatar", "author"];
+
+/// Class or id words of tab and accordion panels.
+const PANEL_WORDS: &[&str] = &["tab-pane", "tabpanel", "tab-content", "accordion", "collapse"];
 
 const CHROME_ROLES: &[&str] = &[
     "navigation",
@@ -733,6 +766,15 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
             // Prose with many commas stays; so does a container that is most of the content
             // (on a listing page the link list is the content).
             if node.commas >= 10 || node.text_len * 2 > arena.nodes[root].text_len {
+                continue;
+            }
+            // The poster's card beside each post (name, rank, join date, post count) or a
+            // signature: short blocks the class names as the user's, not the message.
+            if node.text_len < 300
+                && has_word(&node.class_id, PROFILE_WORDS)
+                && !has_word(&node.class_id, CONTENT_WORDS)
+            {
+                dropped[index] = true;
                 continue;
             }
             let weight = class_weight(node);

@@ -82,7 +82,7 @@ fn run(step: &str, command: &mut Command) -> Result<()> {
 }
 
 fn test(fuzz_seconds: u32) -> Result<()> {
-    let counts = run_cargo_tests(
+    let mut counts = run_cargo_tests(
         "workspace tests",
         cargo().args(["test", "--workspace", "--all-targets", "--exclude", BENCH_CRATE]),
     )?;
@@ -91,6 +91,26 @@ fn test(fuzz_seconds: u32) -> Result<()> {
             &format!("{krate} for wasm32-unknown-unknown"),
             cargo().args(["build", "-p", krate, "--target", "wasm32-unknown-unknown"]),
         )?;
+    }
+    match browser_test_tools() {
+        Some(chromedriver) => {
+            let browser = run_cargo_tests(
+                "extension tests in headless Chromium",
+                cargo()
+                    .args(["test", "-p", "laika-extension", "--target", "wasm32-unknown-unknown"])
+                    .env("CHROMEDRIVER", chromedriver)
+                    .current_dir("extension"),
+            )?;
+            counts.passed += browser.passed;
+            counts.failed += browser.failed;
+        }
+        None if std::env::var_os("CI").is_some() => {
+            bail!("CI needs wasm-bindgen-test-runner and chromedriver for the browser tests (.ci/run installs them)")
+        }
+        None => eprintln!(
+            "    skipping the browser tests: they need wasm-bindgen-test-runner (cargo install wasm-bindgen-cli) \
+             and chromedriver (apt-get install chromium chromium-driver)"
+        ),
     }
     build_fuzz_targets()?;
     if fuzz_seconds > 0 && has_cargo_fuzz() {
@@ -141,6 +161,15 @@ fn number_before(text: &str, label: &str) -> u64 {
         .and_then(|end| text[..end].rsplit(|c: char| !c.is_ascii_digit()).next())
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0)
+}
+
+/// The chromedriver to drive the WASM tests with, when both it and the wasm-bindgen test
+/// runner are installed.
+fn browser_test_tools() -> Option<PathBuf> {
+    let runner = Command::new("wasm-bindgen-test-runner").arg("--version").output().is_ok_and(|o| o.status.success());
+    let driver =
+        std::env::var_os("CHROMEDRIVER").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
+    (runner && driver.is_file()).then_some(driver)
 }
 
 fn has_cargo_fuzz() -> bool {
