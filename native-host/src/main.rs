@@ -1,6 +1,10 @@
-//! `laika-host`: Laika's trusted native half. Today it offers the protocol tools of the CLI
-//! (`validate`, `render`, `parse-output`); the native-messaging loop, agent core, engines and
+//! `laika-host`: Laika's trusted native half. Started by a browser (or with `laika-host native`)
+//! it speaks native messaging on stdio ([`transport`], [`api`]); from a terminal it offers the
+//! protocol tools (`validate`, `render`, `parse-output`, `observe`). The agent core, engines and
 //! history arrive with the host issue.
+
+mod api;
+mod transport;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,6 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Speak native messaging on stdin/stdout (what a browser starts the host for).
+    Native,
     /// Check a laika.llmcp packet against every rule of v1; exits 1 when it breaks any.
     Validate {
         /// The packet file, or `-` for standard input.
@@ -126,7 +132,39 @@ fn read_input(path: &PathBuf) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
+/// Whether the browser started us: Chrome passes the extension origin, Firefox the host
+/// manifest's path and the add-on id.
+fn started_by_browser(args: &[String]) -> bool {
+    match args {
+        [_, origin, ..] if origin.starts_with("chrome-extension://") => true,
+        [_, manifest, _addon_id] => manifest.ends_with(".json") && std::path::Path::new(manifest).is_file(),
+        _ => false,
+    }
+}
+
+fn serve_native_messaging() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("laika-host: cannot start the runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut api = api::HostApi;
+    match runtime.block_on(transport::serve(tokio::io::stdin(), tokio::io::stdout(), &mut api)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("laika-host: native messaging failed: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if started_by_browser(&args) {
+        return serve_native_messaging();
+    }
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {
@@ -138,6 +176,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Native => Ok(serve_native_messaging()),
         Command::Validate { packet: path, json } => {
             let text = read_input(&path)?;
             let violations = match serde_json::from_str::<Value>(&text) {
