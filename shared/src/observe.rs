@@ -642,7 +642,7 @@ impl Page {
 
     fn write_leaving_out<N>(&self, arena: &Arena<N>, dropped: &[bool]) -> String {
         let mut writer = TextWriter::new();
-        let mut ctx = TextContext { chrome: dropped, list_depth: 0, quote: false };
+        let mut ctx = TextContext { left_out: dropped, list_depth: 0, quote: false };
         for &root in &self.content_roots {
             write_text(arena, root, &mut ctx, &mut writer);
             writer.end_block("");
@@ -1123,7 +1123,8 @@ impl TextWriter {
 }
 
 struct TextContext<'a> {
-    chrome: &'a [bool],
+    /// Elements whose subtrees the text leaves out (chrome and clutter).
+    left_out: &'a [bool],
     /// `- ` prefix indentation for nested lists.
     list_depth: usize,
     quote: bool,
@@ -1139,7 +1140,7 @@ fn write_text<N>(arena: &Arena<N>, index: usize, ctx: &mut TextContext<'_>, writ
         writer.push_inline(&node.text);
         return;
     }
-    if ctx.chrome[index] {
+    if ctx.left_out[index] {
         return;
     }
     let prefix_for = |ctx: &TextContext<'_>| if ctx.quote { "> ".to_string() } else { String::new() };
