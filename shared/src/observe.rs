@@ -829,7 +829,17 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         };
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
-        let holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
+        let mut holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
+        // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
+        // widget-area") is chrome however much teaser text it holds.
+        if (by_tag || by_role) && by_name {
+            holds_the_content = false;
+        }
+        // Chrome by tag or role (not a page-wide <form>) is the page only when it holds most of
+        // its paragraphs: a related-stories aside beside a short article holds 40% or more.
+        if (by_role || (by_tag && node.tag != "form")) && paragraphs[i] * 5 < page_paragraphs * 3 {
+            holds_the_content = false;
+        }
         chrome[i] = (by_tag || by_role || by_name) && !holds_the_content;
     }
     chrome
