@@ -399,6 +399,11 @@ impl<N> Arena<N> {
         out
     }
 
+    /// Every text node of a subtree as written, shown or not (a `<title>`, a `<noscript>`).
+    fn source_text(&self, index: usize) -> String {
+        self.subtree(index).iter().map(|&j| self.nodes[j].text.as_str()).collect()
+    }
+
     /// Visible text of a subtree (button captions included), whitespace collapsed, chrome
     /// included.
     fn plain_text(&self, index: usize) -> String {
@@ -855,10 +860,6 @@ fn inherited<N>(arena: &Arena<N>, own: &[bool]) -> Vec<bool> {
     out
 }
 
-fn in_chrome<N>(arena: &Arena<N>, chrome: &[bool], index: usize) -> bool {
-    chrome[index] || arena.ancestors(index).any(|a| chrome[a])
-}
-
 fn class_weight<N>(node: &ArenaNode<N>) -> f64 {
     let mut weight = 0.0;
     if has_word(&node.class_id, NEGATIVE_WORDS) {
@@ -997,9 +998,10 @@ fn loose_text<N>(arena: &Arena<N>, index: usize) -> (usize, usize) {
 }
 
 fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool]) -> usize {
+    let chrome_below = inherited(arena, chrome);
     let best = scores
         .iter()
-        .filter(|(i, _)| !in_chrome(arena, chrome, **i))
+        .filter(|(i, _)| !chrome_below[**i])
         .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(i, s)| (*i, *s));
     let Some((mut top, top_score)) = best else {
@@ -1438,12 +1440,7 @@ fn json_ld_headline<N>(arena: &Arena<N>, document_title: &str) -> Option<String>
 
 /// `<title>` with the site name cut off the way Readability does it.
 fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
-    let original = first_tag(arena, "title")
-        .map(|i| {
-            let text: String = arena.subtree(i).iter().map(|&j| arena.nodes[j].text.as_str()).collect();
-            collapse_whitespace(&text)
-        })
-        .unwrap_or_default();
+    let original = first_tag(arena, "title").map(|i| collapse_whitespace(&arena.source_text(i))).unwrap_or_default();
     let words = |s: &str| s.split_whitespace().count();
     let is_separator = |c: char| matches!(c, '|' | '-' | '–' | '—' | '\\' | '/' | '>' | '»');
     // " X " with X a separator, as (start, separator) pairs.
@@ -1684,6 +1681,7 @@ fn elements<D: Dom>(
     url: &str,
     options: &ObserveOptions,
 ) -> Vec<Element> {
+    let chrome_below = inherited(arena, chrome);
     let mut labels = HashMap::new();
     for (i, node) in arena.nodes.iter().enumerate() {
         if node.tag == "label"
@@ -1730,7 +1728,7 @@ fn elements<D: Dom>(
             disabled: dom.attribute(&node.dom, "disabled").is_some()
                 || dom.attribute(&node.dom, "aria-disabled").is_some_and(|v| v == "true"),
         };
-        found.push((in_primary.contains(&i) && !in_chrome(arena, chrome, i), i, element));
+        found.push((in_primary.contains(&i) && !chrome_below[i], i, element));
     }
     // The content's own elements first, then the rest, each in document order.
     found.sort_by_key(|(primary, index, _)| (!primary, *index));
@@ -2058,8 +2056,7 @@ fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
     }
     let noscript_warning = arena.nodes.iter().enumerate().any(|(i, n)| {
         n.tag == "noscript" && {
-            let t: String =
-                arena.subtree(i).iter().map(|&j| arena.nodes[j].text.as_str()).collect::<String>().to_lowercase();
+            let t = arena.source_text(i).to_lowercase();
             t.contains("javascript") || t.contains("enable js")
         }
     });
