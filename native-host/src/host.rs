@@ -1,0 +1,289 @@
+//! The host's state: where its files are, its configuration, the engine (loaded in the
+//! background so the host answers at once), the history database and the running summaries.
+
+use crate::debuglog::DebugLog;
+use crate::engine::extractive::ExtractiveEngine;
+use crate::engine::openai::OpenAiEngine;
+use crate::engine::{Engine, EngineKind, Sampling};
+use crate::history::{History, StoragePolicy};
+use crate::models;
+use crate::summary::SummaryJob;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+/// The data directory: `LAIKA_DATA_DIR`, else the platform's (e.g. `~/.local/share/laika`).
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LAIKA_DATA_DIR") {
+        return PathBuf::from(dir);
+    }
+    directories::ProjectDirs::from("org", "Laika", "laika")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from(".laika"))
+}
+
+/// What a user can set (`config.set`, `config.json` in the data directory).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub engine: EngineKind,
+    /// An installed model name or a path to a GGUF (mistral engine).
+    pub model: String,
+    /// Precision of the embedded engine: `f32`, `f32quantised` or `auto`.
+    pub precision: String,
+    /// The OpenAI-compatible server (openai engine).
+    pub base_url: String,
+    pub remote_model: String,
+    /// Name of the environment variable holding the server's API key, if it needs one.
+    pub api_key_env: String,
+    pub remote_context_tokens: usize,
+    pub max_steps: u32,
+    pub temperature: f64,
+    pub top_p: f64,
+    pub top_k: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let sampling = Sampling::default();
+        Config {
+            engine: EngineKind::Mistral,
+            model: models::DEFAULT_MODEL.into(),
+            precision: "f32".into(),
+            base_url: "http://127.0.0.1:8080".into(),
+            remote_model: "default".into(),
+            api_key_env: String::new(),
+            remote_context_tokens: 8192,
+            max_steps: crate::agent::DEFAULT_MAX_STEPS,
+            temperature: sampling.temperature,
+            top_p: sampling.top_p,
+            top_k: sampling.top_k,
+        }
+    }
+}
+
+impl Config {
+    pub fn path(data_dir: &Path) -> PathBuf {
+        data_dir.join("config.json")
+    }
+
+    /// Reads the configuration; a missing file is the defaults, a broken one an error that
+    /// names the file (nothing is overwritten).
+    pub fn load(data_dir: &Path) -> Result<Config> {
+        let path = Config::path(data_dir);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| format!("CONFIG_INVALID: {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    pub fn save(&self, data_dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = Config::path(data_dir);
+        let partial = path.with_extension("json.partial");
+        std::fs::write(&partial, serde_json::to_string_pretty(self)?)?;
+        std::fs::rename(&partial, &path)?;
+        Ok(())
+    }
+
+    /// Sets one key from JSON, checking the value; the configuration is unchanged on error.
+    pub fn set(&mut self, key: &str, value: &Value) -> std::result::Result<(), String> {
+        let mut object = serde_json::to_value(&*self).map_err(|e| e.to_string())?;
+        let Some(slot) = object.get_mut(key) else {
+            return Err(format!("no setting {key:?}; settings are {}", Config::keys().join(", ")));
+        };
+        *slot = value.clone();
+        let updated: Config = serde_json::from_value(object).map_err(|e| format!("{key}: {e}"))?;
+        if !["f32", "f32quantised", "auto"].contains(&updated.precision.as_str()) {
+            return Err("precision is f32, f32quantised or auto".into());
+        }
+        if !(1..=50).contains(&updated.max_steps) {
+            return Err("max_steps is 1..=50".into());
+        }
+        if !(0.0..=2.0).contains(&updated.temperature) || !(0.0..=1.0).contains(&updated.top_p) {
+            return Err("temperature is 0..=2 and top_p 0..=1".into());
+        }
+        *self = updated;
+        Ok(())
+    }
+
+    pub fn keys() -> Vec<String> {
+        serde_json::to_value(Config::default())
+            .ok()
+            .and_then(|v| v.as_object().map(|m| m.keys().cloned().collect()))
+            .unwrap_or_default()
+    }
+
+    pub fn sampling(&self) -> Sampling {
+        Sampling { temperature: self.temperature, top_p: self.top_p, top_k: self.top_k, ..Sampling::default() }
+    }
+}
+
+/// The engine's loading state, for `model.status`.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineStatus {
+    /// `loading`, `ready`, `failed` or `not_installed`.
+    pub state: &'static str,
+    pub engine: EngineKind,
+    pub model_id: Option<String>,
+    pub model_path: Option<PathBuf>,
+    pub error: Option<Value>,
+    pub load_ms: Option<f64>,
+    /// True when summaries run on the extractive fallback because no model could be used.
+    pub fallback: bool,
+}
+
+pub struct Host {
+    pub data_dir: PathBuf,
+    pub config: Mutex<Config>,
+    pub history: Arc<History>,
+    pub debug: Arc<DebugLog>,
+    engine: RwLock<Option<Arc<dyn Engine>>>,
+    status: RwLock<EngineStatus>,
+    pub jobs: Mutex<HashMap<String, Arc<SummaryJob>>>,
+    pub started: Instant,
+}
+
+impl Host {
+    pub fn open(data_dir: &Path) -> Result<Arc<Host>> {
+        std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
+        let config = Config::load(data_dir)?;
+        let history = History::open(&data_dir.join("history.sqlite3"), StoragePolicy::from_env())
+            .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+        let status = EngineStatus {
+            state: "loading",
+            engine: config.engine,
+            model_id: None,
+            model_path: None,
+            error: None,
+            load_ms: None,
+            fallback: false,
+        };
+        Ok(Arc::new(Host {
+            data_dir: data_dir.to_path_buf(),
+            debug: Arc::new(DebugLog::from_env(data_dir)),
+            config: Mutex::new(config),
+            history: Arc::new(history),
+            engine: RwLock::new(None),
+            status: RwLock::new(status),
+            jobs: Mutex::new(HashMap::new()),
+            started: Instant::now(),
+        }))
+    }
+
+    pub fn config(&self) -> Config {
+        self.config.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn status(&self) -> EngineStatus {
+        self.status.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The engine to use now: the configured one once loaded; while it loads or when it cannot
+    /// be used, `None` (callers decide whether to wait or fall back).
+    pub fn engine(&self) -> Option<Arc<dyn Engine>> {
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Waits for the engine to finish loading; the extractive engine when the configured one
+    /// failed or no model is installed (the status says so).
+    pub async fn ready_engine(&self) -> Arc<dyn Engine> {
+        loop {
+            if let Some(engine) = self.engine() {
+                return engine;
+            }
+            let state = self.status().state;
+            if state != "loading" {
+                return Arc::new(ExtractiveEngine);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    fn set_status(&self, f: impl FnOnce(&mut EngineStatus)) {
+        f(&mut self.status.write().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Loads the configured engine; call again after the configuration changes.
+    pub async fn load_engine(self: &Arc<Self>) {
+        let config = self.config();
+        *self.engine.write().unwrap_or_else(|e| e.into_inner()) = None;
+        self.set_status(|s| {
+            *s = EngineStatus {
+                state: "loading",
+                engine: config.engine,
+                model_id: None,
+                model_path: None,
+                error: None,
+                load_ms: None,
+                fallback: false,
+            }
+        });
+        let started = Instant::now();
+        let loaded: std::result::Result<Arc<dyn Engine>, (&'static str, Value)> = match config.engine {
+            EngineKind::Extractive => Ok(Arc::new(ExtractiveEngine)),
+            EngineKind::Openai => {
+                let key = (!config.api_key_env.is_empty()).then(|| std::env::var(&config.api_key_env).ok()).flatten();
+                OpenAiEngine::new(&config.base_url, &config.remote_model, key, config.remote_context_tokens)
+                    .map(|e| Arc::new(e) as Arc<dyn Engine>)
+                    .map_err(|e| ("failed", json!({ "code": e.code, "message": e.message })))
+            }
+            EngineKind::Mistral => self.load_mistral(&config).await,
+        };
+        let load_ms = started.elapsed().as_secs_f64() * 1000.0;
+        match loaded {
+            Ok(engine) => {
+                let id = engine.model_id();
+                *self.engine.write().unwrap_or_else(|e| e.into_inner()) = Some(engine);
+                self.set_status(|s| {
+                    s.state = "ready";
+                    s.model_id = Some(id);
+                    s.load_ms = Some(load_ms);
+                });
+            }
+            Err((state, error)) => {
+                tracing::warn!("engine not available: {error}");
+                self.set_status(|s| {
+                    s.state = state;
+                    s.error = Some(error);
+                    s.load_ms = Some(load_ms);
+                    s.fallback = true;
+                });
+            }
+        }
+    }
+
+    #[cfg(feature = "embedded")]
+    async fn load_mistral(&self, config: &Config) -> std::result::Result<Arc<dyn Engine>, (&'static str, Value)> {
+        use crate::engine::mistral::{MistralEngine, Precision};
+        let Some(path) = models::resolve(&self.data_dir, &config.model) else {
+            return Err((
+                "not_installed",
+                json!({ "code": "MODEL_NOT_INSTALLED", "message": format!("model {:?} is not installed; run `laika-host model install`", config.model) }),
+            ));
+        };
+        self.set_status(|s| s.model_path = Some(path.clone()));
+        let precision = match config.precision.as_str() {
+            "auto" => Precision::Auto,
+            "f32quantised" => Precision::F32Quantised,
+            _ => Precision::F32,
+        };
+        MistralEngine::load(&path, precision)
+            .await
+            .map(|e| Arc::new(e) as Arc<dyn Engine>)
+            .map_err(|e| ("failed", json!({ "code": e.code, "message": e.message })))
+    }
+
+    #[cfg(not(feature = "embedded"))]
+    async fn load_mistral(&self, _config: &Config) -> std::result::Result<Arc<dyn Engine>, (&'static str, Value)> {
+        Err((
+            "failed",
+            json!({ "code": "ENGINE_NOT_BUILT", "message": "this laika-host was built without the embedded engine" }),
+        ))
+    }
+}

@@ -1,0 +1,532 @@
+//! The summary service: a page of any length read whole by chunked map-reduce, streamed as
+//! append-only text, grounded with citations, and stored before it is reported done.
+//!
+//! The first chunk is short so its summary starts streaming within seconds; the rest of the page
+//! is read in chunks sized to the engine's window while that text is already on screen. Every
+//! character of the observed text goes to the model exactly once (coverage = chars read / chars
+//! on the page). With more than one chunk, a last call over the chunk notes appends an overall
+//! statement: the stream is never rewritten.
+
+use crate::debuglog::DebugLog;
+use crate::engine::extractive::ExtractiveEngine;
+use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling};
+use crate::ground;
+use crate::history::History;
+use crate::prompt::{self, SUMMARY_DOC_ID, TurnRef};
+use laika_shared::markdown::markdown_to_doc;
+use laika_shared::observation::Observation;
+use laika_shared::packet;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// Characters of the first chunk: small, so the first text arrives fast.
+pub const FIRST_CHUNK_CHARS: usize = 1_500;
+/// Output tokens per chunk.
+pub const CHUNK_OUTPUT_TOKENS: usize = 220;
+const COMBINE_OUTPUT_TOKENS: usize = 120;
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Coverage {
+    pub chars_read: usize,
+    pub chars_total: usize,
+    pub ratio: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct JobState {
+    /// The streamed text so far; only ever appended to.
+    pub text: String,
+    pub done: bool,
+    pub cancelled: bool,
+    pub error: Option<Value>,
+    pub coverage: Coverage,
+    pub chunks_done: usize,
+    pub chunks_total: usize,
+    pub first_text_ms: Option<f64>,
+    /// On success: `{request_id, response}` with the laika.llmcp response packet.
+    pub result: Option<Value>,
+}
+
+pub struct SummaryJob {
+    pub id: String,
+    pub turn: TurnRef,
+    pub state: Mutex<JobState>,
+    pub cancel: CancellationToken,
+    pub started: Instant,
+}
+
+impl SummaryJob {
+    pub fn new(turn: TurnRef) -> Arc<SummaryJob> {
+        Arc::new(SummaryJob {
+            id: prompt::new_id(),
+            turn,
+            state: Mutex::new(JobState::default()),
+            cancel: CancellationToken::new(),
+            started: Instant::now(),
+        })
+    }
+
+    pub fn snapshot(&self) -> JobState {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut JobState)) {
+        f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    fn append(&self, text: &str) {
+        let elapsed = self.started.elapsed();
+        self.update(|s| {
+            if !text.is_empty() && s.first_text_ms.is_none() {
+                s.first_text_ms = Some(elapsed.as_secs_f64() * 1000.0);
+            }
+            s.text.push_str(text);
+        });
+    }
+}
+
+/// Splits `text` into chunk ranges: the first about `first` characters, the rest about `rest`,
+/// cut at a line end (or else a space) so no sentence is split when it can be helped. The ranges
+/// tile the text exactly.
+pub fn chunk_ranges(text: &str, first: usize, rest: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let want = if out.is_empty() { first } else { rest };
+        let mut end = byte_at_chars(text, start, want);
+        if end < text.len() {
+            let window = &text[start..end];
+            let floor = window.len() / 2;
+            if let Some(cut) = window.rfind('\n').filter(|&i| i > floor) {
+                end = start + cut + 1;
+            } else if let Some(cut) = window.rfind(' ').filter(|&i| i > floor) {
+                end = start + cut + 1;
+            }
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+fn byte_at_chars(text: &str, start: usize, chars: usize) -> usize {
+    text[start..].char_indices().nth(chars).map_or(text.len(), |(i, _)| start + i)
+}
+
+/// Characters of later chunks for an engine's window: what is left after the system prompt, the
+/// packet around the text and the output, at about three characters a token (JSON escaping
+/// costs some).
+pub fn chunk_chars_for(context_tokens: usize) -> usize {
+    let overhead = 900 + CHUNK_OUTPUT_TOKENS;
+    (context_tokens.saturating_sub(overhead) * 3).clamp(FIRST_CHUNK_CHARS, 12_000)
+}
+
+/// Keeps a model's streamed lines clean: layout prefixes it copied are dropped, a line it
+/// already wrote is not written again (small models loop), blank runs collapse. Works line by
+/// line so the stream stays append-only.
+#[derive(Default)]
+pub struct LineFilter {
+    pending: String,
+    seen: Vec<String>,
+    wrote_blank: bool,
+}
+
+impl LineFilter {
+    pub fn push(&mut self, piece: &str, out: &mut String) {
+        self.pending.push_str(piece);
+        while let Some(end) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=end).collect();
+            self.line(line.trim_end(), out);
+        }
+    }
+
+    pub fn finish(&mut self, out: &mut String) {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.trim().is_empty() {
+            self.line(rest.trim_end(), out);
+        }
+    }
+
+    fn line(&mut self, line: &str, out: &mut String) {
+        let mut line = line.to_string();
+        for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                line = rest.to_string();
+            }
+        }
+        if line.len() > 4 && line.starts_with('H') && line.as_bytes()[1].is_ascii_digit() && line[2..].starts_with(": ")
+        {
+            line = format!("### {}", &line[4..]);
+        }
+        let key: String = line.trim_start_matches(['-', '*', ' ', '#']).to_lowercase();
+        if key.trim().is_empty() {
+            if !self.wrote_blank && !out.is_empty() {
+                out.push('\n');
+                self.wrote_blank = true;
+            }
+            return;
+        }
+        if self.seen.iter().any(|s| *s == key) {
+            return;
+        }
+        self.seen.push(key);
+        self.wrote_blank = false;
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
+pub struct SummaryInput {
+    pub observation: Observation,
+    pub user_text: String,
+    /// A question (web.answer) instead of a summary.
+    pub question: Option<String>,
+}
+
+pub struct SummaryDeps {
+    pub engine: Arc<dyn Engine>,
+    pub history: Option<Arc<History>>,
+    pub debug: Arc<DebugLog>,
+    pub sampling: Sampling,
+}
+
+/// Runs a job to the end (done, cancelled or failed); the state says which.
+pub async fn run(job: Arc<SummaryJob>, input: SummaryInput, deps: SummaryDeps) {
+    match summarize(&job, &input, &deps).await {
+        Ok(result) => job.update(|s| {
+            s.result = Some(result);
+            s.done = true;
+        }),
+        Err((code, message)) => job.update(|s| {
+            s.error = Some(json!({ "code": code, "message": message }));
+            s.done = true;
+        }),
+    }
+}
+
+type Failure = (&'static str, String);
+
+async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -> Result<Value, Failure> {
+    let observation = &input.observation;
+    let text = observation.text.as_str();
+    let ranges = chunk_ranges(text, FIRST_CHUNK_CHARS, chunk_chars_for(deps.engine.context_tokens()));
+    let total_chars = text.chars().count();
+    job.update(|s| {
+        s.chunks_total = ranges.len();
+        s.coverage =
+            Coverage { chars_read: 0, chars_total: total_chars, ratio: if total_chars == 0 { 1.0 } else { 0.0 } };
+    });
+    let (task, system) = match &input.question {
+        Some(_) => ("web.answer", prompt::ANSWER_SYSTEM),
+        None => ("web.summarize", prompt::SUMMARY_SYSTEM),
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let mut filter = LineFilter::default();
+    let mut chars_read = 0;
+    for (index, range) in ranges.iter().enumerate() {
+        if job.cancel.is_cancelled() {
+            break;
+        }
+        let part = &text[range.clone()];
+        let single = ranges.len() == 1;
+        let mut documents = vec![prompt::document(
+            SUMMARY_DOC_ID,
+            "web.observation.summary.v1",
+            prompt::summary_content(observation, if single { part } else { "" }, 0),
+        )];
+        if !single {
+            documents.push(prompt::document(
+                &prompt::chunk_doc_id(1),
+                "web.observation.chunk.v1",
+                prompt::chunk_content(observation, 1, 1, part),
+            ));
+        }
+        let args = if single {
+            json!({ "style": "concise" })
+        } else {
+            json!({ "style": "concise", "part": index + 1, "parts": ranges.len() })
+        };
+        let request = prompt::request_packet(&job.turn, &input.user_text, task, args, documents);
+        let before = job.snapshot().text.len();
+        let generated =
+            call(deps, system, &request, CHUNK_OUTPUT_TOKENS, OutputShape::Markdown, Some((job, &mut filter))).await?;
+        if generated.finish_reason != "cancelled" {
+            chars_read += part.chars().count();
+        }
+        let after = job.snapshot().text;
+        notes.push(after[before.min(after.len())..].to_string());
+        job.update(|s| {
+            s.chunks_done = index + 1;
+            s.coverage = Coverage {
+                chars_read,
+                chars_total: total_chars,
+                ratio: if total_chars == 0 { 1.0 } else { chars_read as f64 / total_chars as f64 },
+            };
+        });
+    }
+    let mut tail = String::new();
+    filter.finish(&mut tail);
+    job.append(&tail);
+
+    // The overall statement over the notes of a long page.
+    if ranges.len() > 1 && !job.cancel.is_cancelled() && input.question.is_none() {
+        let notes_text = notes.join("\n");
+        let documents = vec![prompt::document(
+            "doc:notes:summary",
+            "web.observation.summary.v1",
+            json!({ "doc_type": "web.observation.summary.v1", "url": observation.url, "title": observation.title, "text": notes_text }),
+        )];
+        let request =
+            prompt::request_packet(&job.turn, &input.user_text, "web.summarize", json!({ "combine": true }), documents);
+        job.append("\nOverall: ");
+        let mut combine = String::new();
+        let mut sink_target = CombineSink { job, text: &mut combine };
+        let generated =
+            call_plain(deps, prompt::COMBINE_SYSTEM, &request, COMBINE_OUTPUT_TOKENS, &mut sink_target).await?;
+        if generated.trim().is_empty() {
+            job.append("(no overall statement)");
+        }
+        job.append("\n");
+    }
+
+    // A fallback only when the stream is empty (laika-tools.md): the extractive summary.
+    if job.snapshot().text.trim().is_empty() && !job.cancel.is_cancelled() {
+        let shown = prompt::user_content(&prompt::request_packet(
+            &job.turn,
+            &input.user_text,
+            task,
+            json!({}),
+            vec![prompt::document(
+                SUMMARY_DOC_ID,
+                "web.observation.summary.v1",
+                prompt::summary_content(observation, text, 0),
+            )],
+        ));
+        let fallback =
+            ExtractiveEngine::answer(&shown, &OutputShape::Markdown, 240).map_err(|e| (e.code, e.message))?;
+        job.append(&fallback);
+    }
+    let cancelled = job.cancel.is_cancelled();
+    job.update(|s| s.cancelled = cancelled);
+    finish(job, input, deps, &ranges).map_err(|e| ("SUMMARY_INVALID_RESPONSE", e))
+}
+
+struct CombineSink<'a> {
+    job: &'a SummaryJob,
+    text: &'a mut String,
+}
+
+/// One engine call whose streamed text goes through the line filter into the job.
+async fn call(
+    deps: &SummaryDeps,
+    system: &str,
+    request: &Value,
+    max_tokens: usize,
+    shape: OutputShape,
+    target: Option<(&SummaryJob, &mut LineFilter)>,
+) -> Result<crate::engine::Generation, Failure> {
+    let user = prompt::user_content(request);
+    let generate = GenerateRequest {
+        system: system.to_string(),
+        user: user.clone(),
+        max_tokens,
+        sampling: deps.sampling.clone(),
+        shape,
+    };
+    let (job, filter) = match target {
+        Some((job, filter)) => (Some(job), Some(filter)),
+        None => (None, None),
+    };
+    let never = CancellationToken::new();
+    let cancel = job.map(|j| &j.cancel).unwrap_or(&never);
+    let mut filter = filter;
+    let mut sink = |piece: &str| {
+        if let (Some(job), Some(filter)) = (job, filter.as_deref_mut()) {
+            let mut out = String::new();
+            filter.push(piece, &mut out);
+            job.append(&out);
+        }
+    };
+    let result = deps.engine.generate(generate, &mut sink, cancel).await;
+    log_call(deps, system, &user, &result);
+    result.map_err(|e| (e.code, e.message))
+}
+
+/// One engine call streamed straight into the job (the overall statement: one paragraph).
+async fn call_plain(
+    deps: &SummaryDeps,
+    system: &str,
+    request: &Value,
+    max_tokens: usize,
+    target: &mut CombineSink<'_>,
+) -> Result<String, Failure> {
+    let user = prompt::user_content(request);
+    let generate = GenerateRequest {
+        system: system.to_string(),
+        user: user.clone(),
+        max_tokens,
+        sampling: deps.sampling.clone(),
+        shape: OutputShape::Markdown,
+    };
+    let job = target.job;
+    let mut sink = |piece: &str| {
+        // One paragraph: newlines from the model would break the "Overall:" line.
+        let piece = piece.replace('\n', " ");
+        target.text.push_str(&piece);
+        job.append(&piece);
+    };
+    let result = deps.engine.generate(generate, &mut sink, &job.cancel).await;
+    log_call(deps, system, &user, &result);
+    result.map(|g| g.text).map_err(|e| (e.code, e.message))
+}
+
+fn log_call(
+    deps: &SummaryDeps,
+    system: &str,
+    user: &str,
+    result: &Result<crate::engine::Generation, crate::engine::EngineError>,
+) {
+    if !deps.debug.enabled() {
+        return;
+    }
+    let prompt_field = if deps.debug.full() { json!(user) } else { json!({ "chars": user.chars().count() }) };
+    match result {
+        Ok(g) => deps.debug.event(
+            "llm.generate",
+            json!({ "model": deps.engine.model_id(), "system_chars": system.len(), "user": prompt_field, "output": g.text, "generation": g }),
+        ),
+        Err(e) => deps.debug.event("llm.error", json!({ "model": deps.engine.model_id(), "code": e.code, "message": e.message })),
+    }
+}
+
+/// Builds the turn's request and response packets (the whole read: the summary document and every
+/// chunk), checks them against the protocol, and stores them.
+fn finish(
+    job: &SummaryJob,
+    input: &SummaryInput,
+    deps: &SummaryDeps,
+    ranges: &[Range<usize>],
+) -> Result<Value, String> {
+    let observation = &input.observation;
+    let text = observation.text.as_str();
+    let written = job.snapshot().text;
+    let mut documents = vec![prompt::document(
+        SUMMARY_DOC_ID,
+        "web.observation.summary.v1",
+        prompt::summary_content(observation, if ranges.len() == 1 { text } else { "" }, usize::MAX),
+    )];
+    if ranges.len() > 1 {
+        for (i, range) in ranges.iter().enumerate() {
+            documents.push(prompt::document(
+                &prompt::chunk_doc_id(i + 1),
+                "web.observation.chunk.v1",
+                prompt::chunk_content(observation, i + 1, ranges.len(), &text[range.clone()]),
+            ));
+        }
+    }
+    let task = if input.question.is_some() { "web.answer" } else { "web.summarize" };
+    let request = prompt::request_packet(&job.turn, &input.user_text, task, json!({ "style": "concise" }), documents);
+    let citations: Vec<Value> = ground::cite(&written, text, observation)
+        .into_iter()
+        .map(|g| {
+            let doc_id = if ranges.len() == 1 {
+                SUMMARY_DOC_ID.to_string()
+            } else {
+                let chunk = ranges.iter().position(|r| r.contains(&g.offset)).unwrap_or(0);
+                prompt::chunk_doc_id(chunk + 1)
+            };
+            let mut citation = json!({ "doc_id": doc_id, "quote": g.quote });
+            if let Some(handle) = g.handle_id {
+                citation["handle_id"] = json!(handle);
+            }
+            citation
+        })
+        .collect();
+    let title = if observation.title.is_empty() {
+        "Page summary".to_string()
+    } else {
+        ground::shorten(&format!("Summary: {}", observation.title), 120)
+    };
+    let mut response = prompt::envelope("response", "assistant", &job.turn);
+    response.insert("in_reply_to".into(), json!({ "request_id": request["id"] }));
+    response.insert(
+        "assistant".into(),
+        json!({ "title": title, "render": markdown_to_doc(&written), "citations": citations }),
+    );
+    response.insert("tool_calls".into(), json!([]));
+    let response = Value::Object(response);
+    check_pair(&request, &response)?;
+    if let Some(history) = &deps.history {
+        history
+            .append_turn(&[request.clone(), response.clone()], Some(&deps.engine.model_id()))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(json!({ "request_id": request["id"], "response": response }))
+}
+
+/// Both packets must satisfy laika.llmcp v1, and the response must answer the request.
+pub fn check_pair(request: &Value, response: &Value) -> Result<(), String> {
+    let mut problems = packet::validate(request);
+    problems.extend(packet::validate(response));
+    if let (Ok(packet::Packet::Request(req)), Ok(packet::Packet::Response(res))) =
+        (packet::packet_from_value(request), packet::packet_from_value(response))
+    {
+        problems.extend(res.validate_against(&req));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
+    }
+}
+
+/// Waits until a job is done (CLI use); `on_text` receives each new piece of the stream.
+pub async fn follow(job: &SummaryJob, mut on_text: impl FnMut(&str)) -> JobState {
+    let mut shown = 0;
+    loop {
+        let state = job.snapshot();
+        if state.text.len() > shown {
+            on_text(&state.text[shown..]);
+            shown = state.text.len();
+        }
+        if state.done {
+            return state;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_tile_the_text() {
+        let text =
+            "H1: Title\n".to_string() + &"A sentence of some length here. ".repeat(400) + "\nEnd line with é and ü.";
+        let ranges = chunk_ranges(&text, 300, 2_000);
+        assert!(ranges.len() > 3);
+        assert_eq!(ranges[0].start, 0);
+        assert_eq!(ranges.last().unwrap().end, text.len());
+        assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+        let joined: String = ranges.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(joined, text);
+        assert!(text[ranges[0].clone()].chars().count() <= 300);
+        assert!(chunk_ranges("", 10, 10).is_empty());
+    }
+
+    #[test]
+    fn line_filter_drops_repeats_and_prefixes() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        for piece in ["- Otters are", " back.\n- Otters are back.\nH2: Why", "\n\n\n\n- Clean water", " matters."] {
+            filter.push(piece, &mut out);
+        }
+        filter.finish(&mut out);
+        assert_eq!(out, "- Otters are back.\n### Why\n\n- Clean water matters.\n");
+    }
+}
