@@ -13,8 +13,13 @@ fn frame(payload: &[u8]) -> Vec<u8> {
 
 /// Runs the host with `args`, writes `input`, closes stdin, and returns its replies and status.
 fn session(args: &[&str], input: Vec<u8>) -> (Vec<Value>, Option<i32>) {
+    // Each session gets a data directory of its own (history, config), never the user's.
+    static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let data_dir = std::env::temp_dir().join(format!("laika-nm-{}-{n}", std::process::id()));
     let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
         .args(args)
+        .env("LAIKA_DATA_DIR", &data_dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -79,13 +79,56 @@ impl ExtractiveEngine {
         Ok(match shape {
             OutputShape::Markdown => markdown,
             OutputShape::Json(_) => {
-                let wants_summary = question.is_some_and(|q| q.to_lowercase().contains("summar"));
-                let calls =
-                    if wants_summary { json!([{ "name": "content.summarize", "arguments": {} }]) } else { json!([]) };
+                let calls = plan_calls(question.unwrap_or(""), &documents);
                 json!({ "summary": markdown, "summaryFormat": "markdown", "tool_calls": calls }).to_string()
             }
         })
     }
+}
+
+/// The deterministic planner: a goal that names an action in so many words ("click Sign in",
+/// "type hello into Search", "open https://…", "search for …", "summarize") becomes that call,
+/// with the handle of the element whose text matches; anything else proposes nothing.
+fn plan_calls(goal: &str, documents: &[Value]) -> Value {
+    let lower = goal.trim().to_lowercase();
+    let elements: Vec<&Value> =
+        documents.iter().flat_map(|d| d["content"]["elements"].as_array().into_iter().flatten()).collect();
+    let find = |label: &str| -> Option<String> {
+        let label = label.trim().trim_matches(['"', '\'', '“', '”']).to_lowercase();
+        if label.is_empty() {
+            return None;
+        }
+        let text_of = |e: &&&Value| e["text"].as_str().unwrap_or("").to_lowercase();
+        elements
+            .iter()
+            .find(|e| text_of(e) == label)
+            .or_else(|| elements.iter().find(|e| text_of(e).contains(&label)))
+            .and_then(|e| e["handle_id"].as_str().map(str::to_string))
+    };
+    let rest = |prefix: &str| goal.trim()[prefix.len()..].trim().to_string();
+    if lower.starts_with("click ") {
+        if let Some(handle) = find(&rest("click ")) {
+            return json!([{ "name": "browser.click", "arguments": { "handleId": handle } }]);
+        }
+    } else if lower.starts_with("type ") {
+        let body = rest("type ");
+        if let Some(at) = body.to_lowercase().rfind(" into ") {
+            let (text, field) = (body[..at].trim().trim_matches(['"', '\'']), &body[at + 6..]);
+            if let Some(handle) = find(field) {
+                return json!([{ "name": "browser.type", "arguments": { "handleId": handle, "text": text } }]);
+            }
+        }
+    } else if lower.starts_with("open ") || lower.starts_with("go to ") {
+        let url = goal.split_whitespace().last().unwrap_or("");
+        if url.starts_with("http://") || url.starts_with("https://") {
+            return json!([{ "name": "browser.navigate", "arguments": { "url": url } }]);
+        }
+    } else if lower.starts_with("search for ") {
+        return json!([{ "name": "search", "arguments": { "query": rest("search for ") } }]);
+    } else if lower.contains("summar") {
+        return json!([{ "name": "content.summarize", "arguments": {} }]);
+    }
+    json!([])
 }
 
 impl Engine for ExtractiveEngine {
@@ -173,6 +216,34 @@ mod tests {
         .unwrap();
         let value: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(value["tool_calls"][0]["name"], "content.summarize");
+    }
+
+    #[test]
+    fn planner_turns_explicit_goals_into_calls() {
+        let shown = |goal: &str| {
+            json!({
+                "input": { "user_message": { "id": "u", "text": goal }, "task": { "name": "web.answer" } },
+                "context": { "documents": [ { "doc_id": "doc:web:summary", "content": { "text": "", "elements": [
+                    { "handle_id": "laika-3", "role": "button", "text": "Sign in" },
+                    { "handle_id": "laika-4", "role": "textbox", "text": "Search" } ] } } ] }
+            })
+            .to_string()
+        };
+        let calls = |goal: &str| {
+            let out = ExtractiveEngine::answer(&shown(goal), &OutputShape::Json(json!({})), 200).unwrap();
+            serde_json::from_str::<Value>(&out).unwrap()["tool_calls"].clone()
+        };
+        assert_eq!(
+            calls("click Sign in"),
+            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-3" } }])
+        );
+        assert_eq!(
+            calls("type \"otters\" into search"),
+            json!([{ "name": "browser.type", "arguments": { "handleId": "laika-4", "text": "otters" } }])
+        );
+        assert_eq!(calls("open https://example.org/x")[0]["name"], "browser.navigate");
+        assert_eq!(calls("click Nowhere"), json!([]));
+        assert_eq!(calls("what is this?"), json!([]));
     }
 
     #[test]

@@ -1,0 +1,255 @@
+//! The agent core through the real binary over native messaging, with the deterministic
+//! extractive engine and a real SQLite file: summaries (streamed, whole-page coverage,
+//! citations from the page, stored), planning with the Policy Gate, approvals and site grants,
+//! history across a restart, configuration.
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+struct Host {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    next_id: u64,
+}
+
+impl Host {
+    fn start(data_dir: &Path) -> Host {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .arg("chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
+            .env("LAIKA_DATA_DIR", data_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("laika-host starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        Host { child, stdin, stdout, next_id: 0 }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let request = json!({ "id": self.next_id, "method": method, "params": params }).to_string();
+        self.stdin.write_all(&(request.len() as u32).to_ne_bytes()).unwrap();
+        self.stdin.write_all(request.as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+        let mut length = [0u8; 4];
+        self.stdout.read_exact(&mut length).unwrap();
+        let length = u32::from_ne_bytes(length) as usize;
+        assert!(length <= 1024 * 1024);
+        let mut body = vec![0u8; length];
+        self.stdout.read_exact(&mut body).unwrap();
+        let reply: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(reply["id"], self.next_id, "{reply}");
+        reply
+    }
+
+    fn ok(&mut self, method: &str, params: Value) -> Value {
+        let reply = self.call(method, params);
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the host exits cleanly at end of input");
+    }
+}
+
+fn data_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("laika-agent-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    dir
+}
+
+fn observation(page: &str, url: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(page);
+    let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["observe", path.to_str().unwrap(), "--url", url, "--full"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Polls a summary job to the end, checking the stream only ever grows.
+fn follow(host: &mut Host, job: &str) -> (String, Value) {
+    let mut text = String::new();
+    for _ in 0..2_000 {
+        let poll = host.ok("summary.poll", json!({ "job_id": job, "cursor": text.len() }));
+        text.push_str(poll["delta"].as_str().unwrap());
+        assert_eq!(poll["cursor"].as_u64().unwrap() as usize, text.len());
+        if poll["done"] == true {
+            return (text, poll);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the summary never finished");
+}
+
+#[test]
+fn summary_reads_the_whole_page_cites_it_and_is_stored_across_a_restart() {
+    let dir = data_dir("summary");
+    let observation = observation("article.html", "https://news.example.com/otters");
+    let page_text = observation["text"].as_str().unwrap().to_string();
+    let mut host = Host::start(&dir);
+    let status = host.ok("model.status", json!({}));
+    assert!(status["status"]["state"] == "ready" || status["status"]["state"] == "loading", "{status}");
+
+    let started = host.ok("summary.start", json!({ "observation": observation }));
+    let job = started["job_id"].as_str().unwrap().to_string();
+    let conversation = started["conversation"]["id"].as_str().unwrap().to_string();
+    let (text, last) = follow(&mut host, &job);
+    assert!(last["error"].is_null(), "{last}");
+    assert_eq!(last["coverage"]["ratio"], 1.0, "{last}");
+    assert_eq!(last["coverage"]["chars_total"].as_u64().unwrap() as usize, page_text.chars().count());
+    assert!(text.lines().count() >= 2, "{text}");
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let sentence = line.trim_start_matches("- ");
+        assert!(page_text.contains(sentence.trim_end_matches('…')), "not from the page: {sentence}");
+    }
+    let response = &last["result"]["response"];
+    let citations = response["assistant"]["citations"].as_array().unwrap();
+    assert!(!citations.is_empty());
+    for c in citations {
+        assert!(page_text.contains(c["quote"].as_str().unwrap().trim_end_matches('…')), "{c}");
+        assert!(c["handle_id"].as_str().unwrap().starts_with("laika-"), "{c}");
+    }
+    assert!(last["result"]["html"].as_str().unwrap().contains("<li>"));
+    let valid = host.ok("packet.validate", json!({ "packet": response }));
+    assert_eq!(valid["valid"], true, "{valid}");
+    host.stop();
+
+    // A new host process finds the conversation, redacted: no full page text stored.
+    let mut host = Host::start(&dir);
+    let listed = host.ok("history.list", json!({}));
+    assert_eq!(listed["conversations"][0]["id"], conversation);
+    assert_eq!(listed["conversations"][0]["url"], "https://news.example.com/otters");
+    let stored = host.ok("history.get", json!({ "conversation_id": conversation }));
+    let messages = stored["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1]["assistant"]["citations"], response["assistant"]["citations"]);
+    let mut raw = std::fs::read(dir.join("history.sqlite3")).unwrap();
+    raw.extend(std::fs::read(dir.join("history.sqlite3-wal")).unwrap_or_default());
+    // Page text past the stored preview (its first 280 characters) that no summary line quotes.
+    let raw = String::from_utf8_lossy(&raw);
+    for unquoted in ["Monterey | 42", "crack(clam, stone)", "Definition: A hard surface"] {
+        assert!(page_text.find(unquoted).unwrap() > 400);
+        assert!(!raw.contains(unquoted), "page text {unquoted:?} was stored");
+    }
+    let export = host.ok("history.export", json!({}));
+    assert_eq!(export["export"]["conversations"].as_array().unwrap().len(), 1);
+    assert_eq!(host.ok("history.delete", json!({ "conversation_id": conversation }))["deleted"], true);
+    assert_eq!(
+        host.call("history.get", json!({ "conversation_id": conversation }))["error"]["code"],
+        "HISTORY_NOT_FOUND"
+    );
+    host.stop();
+}
+
+#[test]
+fn a_long_page_is_read_in_chunks_and_a_summary_can_be_cancelled() {
+    let dir = data_dir("long");
+    let mut observation = observation("article.html", "https://news.example.com/otters");
+    let body = observation["text"].as_str().unwrap().to_string();
+    let long: String = (0..300).map(|i| format!("Paragraph {i}: {body}\n\n")).collect();
+    observation["text"] = json!(long);
+    let mut host = Host::start(&dir);
+    let job = host.ok("summary.start", json!({ "observation": observation }))["job_id"].as_str().unwrap().to_string();
+    let (_, last) = follow(&mut host, &job);
+    assert!(last["chunks_total"].as_u64().unwrap() > 3, "{last}");
+    assert_eq!(last["coverage"]["chars_read"], last["coverage"]["chars_total"]);
+    let response = &last["result"]["response"];
+    let cited_chunks: Vec<&str> =
+        response["assistant"]["citations"].as_array().unwrap().iter().map(|c| c["doc_id"].as_str().unwrap()).collect();
+    assert!(cited_chunks.iter().all(|d| d.starts_with("doc:web:chunk:")), "{cited_chunks:?}");
+
+    let job = host.ok("summary.start", json!({ "observation": observation }))["job_id"].as_str().unwrap().to_string();
+    assert_eq!(host.ok("summary.cancel", json!({ "job_id": job }))["cancelled"], true);
+    let (_, last) = follow(&mut host, &job);
+    assert_eq!(last["cancelled"], true);
+    assert!(last["coverage"]["ratio"].as_f64().unwrap() < 1.0);
+    assert_eq!(host.call("summary.poll", json!({ "job_id": "nope" }))["error"]["code"], "SUMMARY_NOT_FOUND");
+    host.stop();
+}
+
+#[test]
+fn plans_are_gated_and_approvals_and_site_grants_persist() {
+    let dir = data_dir("plan");
+    let form = observation("form.html", "https://shop.example.com/checkout");
+    let elements = form["elements"].as_array().unwrap().clone();
+    let password = elements.iter().find(|e| e["field_kind"] == "password").expect("a password field");
+    let label = password["text"].as_str().unwrap().to_string();
+    let mut host = Host::start(&dir);
+
+    // Typing into a password field is denied by the gate, whatever the model says.
+    let plan = host.ok("plan", json!({ "goal": format!("type hunter2 into {label}"), "observation": form }));
+    let call = &plan["tool_calls"][0];
+    assert_eq!(call["name"], "browser.type", "{plan}");
+    assert_eq!(call["decision"]["verdict"], "deny", "{plan}");
+    assert!(call.get("approval_id").is_none());
+
+    // A click asks; the user allows it on the whole site; the next click there is allowed.
+    let link = observation("article.html", "https://news.example.com/otters");
+    let target = link["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["role"] == "link" && e["text"].as_str().is_some_and(|t| t.len() > 3))
+        .unwrap()
+        .clone();
+    let goal = format!("click {}", target["text"].as_str().unwrap());
+    let plan = host.ok("plan", json!({ "goal": goal, "observation": link }));
+    let call = &plan["tool_calls"][0];
+    assert_eq!(call["decision"]["verdict"], "ask", "{plan}");
+    let approval = call["approval_id"].as_str().unwrap().to_string();
+    let decided = host.ok("approval.decide", json!({ "approval_id": approval, "decision": "always_on_site" }));
+    assert_eq!(decided["run"], true);
+    assert_eq!(decided["grant"]["origin"], "https://news.example.com");
+    assert_eq!(
+        host.call("approval.decide", json!({ "approval_id": approval, "decision": "deny" }))["error"]["code"],
+        "HISTORY_ALREADY_DECIDED"
+    );
+    host.stop();
+
+    let mut host = Host::start(&dir);
+    let plan =
+        host.ok("plan", json!({ "goal": goal, "observation": link, "conversation_id": plan["conversation"]["id"] }));
+    assert_eq!(plan["tool_calls"][0]["decision"]["verdict"], "allow", "{plan}");
+    assert_eq!(plan["tool_calls"][0]["decision"]["code"], "POLICY_SITE_GRANT");
+    assert_eq!(plan["conversation"]["turn"], 2);
+
+    // The extension reports the result with a fresh observation: the next step is planned.
+    let next = host.ok(
+        "tool.result",
+        json!({ "run_id": plan["run_id"], "conversation_id": plan["conversation"]["id"], "step": 1, "call_id": plan["tool_calls"][0]["id"],
+                "name": "browser.click", "ok": true, "result": { "navigated": true }, "observation": link, "goal": "what is this page about?" }),
+    );
+    assert_eq!(next["step"], 2, "{next}");
+    assert_eq!(next["tool_calls"], json!([]));
+    assert_eq!(next["done"], true);
+    assert!(host.call("plan", json!({ "goal": "", "observation": link }))["error"]["code"] == "HOST_INVALID_PARAMS");
+    assert!(host.call("plan", json!({ "goal": "x", "observation": 5 }))["error"]["code"] == "HOST_INVALID_PARAMS");
+    host.stop();
+}
+
+#[test]
+fn configuration_is_checked_and_kept() {
+    let dir = data_dir("config");
+    let mut host = Host::start(&dir);
+    let config = host.ok("config.get", json!({}));
+    assert_eq!(config["config"]["engine"], "extractive");
+    assert_eq!(host.call("config.set", json!({ "key": "max_steps", "value": 0 }))["error"]["code"], "CONFIG_INVALID");
+    assert_eq!(host.call("config.set", json!({ "key": "nope", "value": 1 }))["error"]["code"], "CONFIG_INVALID");
+    assert_eq!(host.ok("config.set", json!({ "key": "max_steps", "value": 3 }))["config"]["max_steps"], 3);
+    host.stop();
+    let mut host = Host::start(&dir);
+    assert_eq!(host.ok("config.get", json!({}))["config"]["max_steps"], 3);
+    host.stop();
+}
