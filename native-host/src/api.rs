@@ -241,6 +241,7 @@ impl HostApi {
                 history: Some(host.history.clone()),
                 debug: host.debug.clone(),
                 sampling: host.config().sampling(),
+                bullets: host.config().constrain_bullets,
             };
             summary::run(running, SummaryInput { observation, user_text, question }, deps).await;
         });

@@ -45,6 +45,12 @@ pub struct Config {
     pub temperature: f64,
     pub top_p: f64,
     pub top_k: usize,
+    /// Repetition control (small models loop without it).
+    pub frequency_penalty: f32,
+    pub presence_penalty: f32,
+    pub dry_multiplier: f32,
+    /// Summaries as a bullet list held to that shape by constrained decoding (embedded engine).
+    pub constrain_bullets: bool,
 }
 
 impl Default for Config {
@@ -62,6 +68,10 @@ impl Default for Config {
             temperature: sampling.temperature,
             top_p: sampling.top_p,
             top_k: sampling.top_k,
+            frequency_penalty: sampling.frequency_penalty,
+            presence_penalty: sampling.presence_penalty,
+            dry_multiplier: sampling.dry_multiplier,
+            constrain_bullets: false,
         }
     }
 }
@@ -120,7 +130,15 @@ impl Config {
     }
 
     pub fn sampling(&self) -> Sampling {
-        Sampling { temperature: self.temperature, top_p: self.top_p, top_k: self.top_k, ..Sampling::default() }
+        Sampling {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            top_k: self.top_k,
+            frequency_penalty: self.frequency_penalty,
+            presence_penalty: self.presence_penalty,
+            dry_multiplier: self.dry_multiplier,
+            ..Sampling::default()
+        }
     }
 }
 

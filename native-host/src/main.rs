@@ -5,6 +5,7 @@
 
 mod agent;
 mod api;
+mod bench;
 mod cli;
 mod debuglog;
 mod engine;
@@ -73,6 +74,8 @@ enum Command {
     /// Local models: install, list, status.
     #[command(subcommand)]
     Model(cli::ModelCommand),
+    #[command(hide = true)]
+    Bench(bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -292,6 +295,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Plan(args) => cli::plan(args),
         Command::History(command) => cli::history(command),
         Command::Model(command) => cli::model(command),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -125,58 +125,110 @@ pub fn chunk_chars_for(context_tokens: usize) -> usize {
     (context_tokens.saturating_sub(overhead) * 3).clamp(FIRST_CHUNK_CHARS, 12_000)
 }
 
-/// Keeps a model's streamed lines clean: layout prefixes it copied are dropped, a line it
-/// already wrote is not written again (small models loop), blank runs collapse. Works line by
-/// line so the stream stays append-only.
+/// Keeps a model's stream clean while it streams: layout prefixes it copied are dropped at line
+/// starts, a sentence or line it already wrote is not written again (small models loop), blank
+/// runs collapse. Text is released a sentence at a time, so the first words reach the user
+/// without waiting for a line end, and the stream stays append-only.
 #[derive(Default)]
 pub struct LineFilter {
     pending: String,
     seen: Vec<String>,
     wrote_blank: bool,
+    /// Part of the current line has been written.
+    mid_line: bool,
+}
+
+/// Past this many bytes without a sentence end, text is released at a word boundary.
+const RUN_ON_BYTES: usize = 120;
+
+/// The end (after the space) of the first sentence in `text`, if one is complete.
+fn sentence_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (1..bytes.len()).find(|&i| bytes[i] == b' ' && matches!(bytes[i - 1], b'.' | b'!' | b'?')).map(|i| i + 1)
 }
 
 impl LineFilter {
     pub fn push(&mut self, piece: &str, out: &mut String) {
         self.pending.push_str(piece);
-        while let Some(end) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=end).collect();
-            self.line(line.trim_end(), out);
+        loop {
+            if let Some(end) = self.pending.find('\n') {
+                let line: String = self.pending.drain(..=end).collect();
+                self.segment(line.trim_end(), true, out);
+            } else if let Some(end) = sentence_end(&self.pending) {
+                let sentence: String = self.pending.drain(..end).collect();
+                self.segment(&sentence, false, out);
+            } else if self.pending.len() > RUN_ON_BYTES
+                && let Some(space) = self.pending.rfind(' ').filter(|&i| i > 0)
+            {
+                // A run-on sentence is released at a word boundary so the user sees it grow;
+                // only whole sentences are checked for repeats.
+                let words: String = self.pending.drain(..=space).collect();
+                self.continuation(&words, out);
+            } else {
+                break;
+            }
         }
     }
 
     pub fn finish(&mut self, out: &mut String) {
         let rest = std::mem::take(&mut self.pending);
-        if !rest.trim().is_empty() {
-            self.line(rest.trim_end(), out);
+        if !rest.trim().is_empty() || self.mid_line {
+            self.segment(rest.trim_end(), true, out);
         }
     }
 
-    fn line(&mut self, line: &str, out: &mut String) {
-        let mut line = line.to_string();
-        for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
-            if let Some(rest) = line.strip_prefix(prefix) {
-                line = rest.to_string();
+    fn continuation(&mut self, text: &str, out: &mut String) {
+        if !self.mid_line && text.trim().is_empty() {
+            return;
+        }
+        self.wrote_blank = false;
+        self.mid_line = true;
+        out.push_str(text);
+    }
+
+    fn segment(&mut self, text: &str, ends_line: bool, out: &mut String) {
+        let mut text = text.to_string();
+        if !self.mid_line {
+            for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
+                if let Some(rest) = text.strip_prefix(prefix) {
+                    text = rest.to_string();
+                }
+            }
+            if text.len() > 4
+                && text.starts_with('H')
+                && text.as_bytes()[1].is_ascii_digit()
+                && text[2..].starts_with(": ")
+            {
+                text = format!("### {}", &text[4..]);
             }
         }
-        if line.len() > 4 && line.starts_with('H') && line.as_bytes()[1].is_ascii_digit() && line[2..].starts_with(": ")
-        {
-            line = format!("### {}", &line[4..]);
-        }
-        let key: String = line.trim_start_matches(['-', '*', ' ', '#']).to_lowercase();
-        if key.trim().is_empty() {
-            if !self.wrote_blank && !out.is_empty() {
+        let key: String = text.trim().trim_start_matches(['-', '*', ' ', '#']).to_lowercase();
+        if key.is_empty() {
+            if self.mid_line && ends_line {
+                out.push('\n');
+                self.mid_line = false;
+            } else if !self.mid_line && !self.wrote_blank && !out.is_empty() {
                 out.push('\n');
                 self.wrote_blank = true;
             }
             return;
         }
-        if self.seen.iter().any(|s| *s == key) {
+        if self.seen.contains(&key) {
+            if self.mid_line && ends_line {
+                out.push('\n');
+                self.mid_line = false;
+            }
             return;
         }
         self.seen.push(key);
         self.wrote_blank = false;
-        out.push_str(&line);
-        out.push('\n');
+        out.push_str(&text);
+        if ends_line {
+            out.push('\n');
+            self.mid_line = false;
+        } else {
+            self.mid_line = true;
+        }
     }
 }
 
@@ -192,6 +244,8 @@ pub struct SummaryDeps {
     pub history: Option<Arc<History>>,
     pub debug: Arc<DebugLog>,
     pub sampling: Sampling,
+    /// Ask the engine to hold summaries to a bullet list (constrained decoding).
+    pub bullets: bool,
 }
 
 /// Runs a job to the end (done, cancelled or failed); the state says which.
@@ -224,6 +278,12 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
         Some(_) => ("web.answer", prompt::ANSWER_SYSTEM),
         None => ("web.summarize", prompt::SUMMARY_SYSTEM),
     };
+    // Summaries are held to a short bullet list (where the engine can constrain decoding);
+    // answers are free text.
+    let shape = match &input.question {
+        None if deps.bullets => OutputShape::Bullets { min: 2, max: 5, max_chars: 220 },
+        _ => OutputShape::Markdown,
+    };
     let mut notes: Vec<String> = Vec::new();
     let mut filter = LineFilter::default();
     let mut chars_read = 0;
@@ -236,7 +296,7 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
         let mut documents = vec![prompt::document(
             SUMMARY_DOC_ID,
             "web.observation.summary.v1",
-            prompt::summary_content(observation, if single { part } else { "" }, 0),
+            reading_content(observation, if single { part } else { "" }),
         )];
         if !single {
             documents.push(prompt::document(
@@ -253,7 +313,7 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
         let request = prompt::request_packet(&job.turn, &input.user_text, task, args, documents);
         let before = job.snapshot().text.len();
         let generated =
-            call(deps, system, &request, CHUNK_OUTPUT_TOKENS, OutputShape::Markdown, Some((job, &mut filter))).await?;
+            call(deps, system, &request, CHUNK_OUTPUT_TOKENS, shape.clone(), Some((job, &mut filter))).await?;
         if generated.finish_reason != "cancelled" {
             chars_read += part.chars().count();
         }
@@ -313,6 +373,19 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
     let cancelled = job.cancel.is_cancelled();
     job.update(|s| s.cancelled = cancelled);
     finish(job, input, deps, &ranges).map_err(|e| ("SUMMARY_INVALID_RESPONSE", e))
+}
+
+/// The summary document of one read: the page's identity, signals and the text being read.
+/// Items, comments and the outline are already in the text; repeating them would cost the first
+/// chunk's prompt (and so the first text) hundreds of tokens.
+fn reading_content(observation: &Observation, text: &str) -> Value {
+    let mut content = prompt::summary_content(observation, text, 0);
+    if let Some(map) = content.as_object_mut() {
+        for key in ["items", "comments", "outline", "elements"] {
+            map.remove(key);
+        }
+    }
+    content
 }
 
 struct CombineSink<'a> {
@@ -528,5 +601,16 @@ mod tests {
         }
         filter.finish(&mut out);
         assert_eq!(out, "- Otters are back.\n### Why\n\n- Clean water matters.\n");
+    }
+
+    #[test]
+    fn line_filter_releases_sentences_before_the_line_ends() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        filter.push("Otters use stones. Otters use stones. They", &mut out);
+        assert_eq!(out, "Otters use stones. ");
+        filter.push(" dive.", &mut out);
+        filter.finish(&mut out);
+        assert_eq!(out, "Otters use stones. They dive.\n");
     }
 }

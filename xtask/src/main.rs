@@ -5,7 +5,8 @@
 //! briefly as a smoke test when cargo-fuzz is installed).
 //!
 //! `cargo xtask bench extraction [--limit N] [--corpus zyte|wcxb|all] …` runs the `laika-bench`
-//! benchmarks in release mode.
+//! benchmarks in release mode; `cargo xtask bench engine [--quick]` (mistral.rs against llama.cpp)
+//! and `cargo xtask bench host` (native messaging, RSS, history) drive `laika-host` ([`perf`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -13,6 +14,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+mod perf;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask")]
@@ -36,9 +39,10 @@ enum Task {
         #[arg(long, default_value_t = 600)]
         seconds: u32,
     },
-    /// Run a laika-bench benchmark in release mode, e.g. `bench extraction --limit 30`.
+    /// Run a benchmark: `engine [--quick]` and `host` drive laika-host; anything else is a
+    /// laika-bench benchmark run in release mode, e.g. `bench extraction --limit 30`.
     Bench {
-        /// The benchmark and its options, passed to `laika-bench` as they are.
+        /// The benchmark and its options (passed to `laika-bench` as they are).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         args: Vec<String>,
     },
@@ -66,8 +70,28 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// `cargo`, for a nested build. `cargo run` (how `cargo xtask` starts) hands this process the
+/// variables cargo sets for a running package (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`…); passed
+/// on, they look changed to build scripts that watch them (ring's does), and every switch between
+/// a build from the shell and one from xtask would rebuild ring and everything above it
+/// (rustls, reqwest, mistral.rs: minutes). So they are not passed on.
 fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    const SET_BY_CARGO_RUN: &[&str] = &[
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+    ];
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_") || SET_BY_CARGO_RUN.contains(&name.as_ref()) {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
 }
 
 fn run(step: &str, command: &mut Command) -> Result<()> {
@@ -245,9 +269,14 @@ fn fuzz(target: Option<&str>, seconds: u32) -> Result<()> {
     Ok(())
 }
 
-/// Builds and runs `laika-bench` with the given arguments; exits with its status, so a failed
-/// benchmark fails the command the same way.
+/// `engine` and `host` run here ([`perf`]). Any other benchmark: builds and runs `laika-bench` with
+/// the given arguments and exits with its status, so a failed benchmark fails the command too.
 fn bench(args: &[String]) -> Result<()> {
+    match args.first().map(String::as_str) {
+        Some("engine") => return perf::engine(&workspace_root(), &args[1..]),
+        Some("host") => return perf::host(&workspace_root(), &args[1..]),
+        _ => {}
+    }
     eprintln!("==> laika-bench {}", args.join(" "));
     let status = cargo()
         .args(["run", "--release", "--package", BENCH_CRATE, "--"])

@@ -77,7 +77,7 @@ impl ExtractiveEngine {
             lines.join("\n")
         };
         Ok(match shape {
-            OutputShape::Markdown => markdown,
+            OutputShape::Markdown | OutputShape::Bullets { .. } => markdown,
             OutputShape::Json(_) => {
                 let calls = plan_calls(question.unwrap_or(""), &documents);
                 json!({ "summary": markdown, "summaryFormat": "markdown", "tool_calls": calls }).to_string()

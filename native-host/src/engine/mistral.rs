@@ -7,13 +7,12 @@
 
 use super::{Engine, EngineError, GenerateRequest, Generation, OutputShape, TokenSink};
 use futures::future::BoxFuture;
-use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, Loader, TokenSource};
+use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, TokenSource};
 use mistralrs::{
     AutoDeviceMapParams, Constraint, DefaultSchedulerMethod, DeviceMapSetting, DrySamplingParams, Model, ModelDType,
     RequestBuilder, Response, SchedulerConfig, StopTokens, TextMessageRole,
 };
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -29,6 +28,10 @@ pub enum Precision {
     /// mistral.rs's own choice (F16 on CPU; slowest here).
     Auto,
 }
+
+/// The longest wait for the next piece of output (prompt processing of a full window on a slow
+/// CPU included) before a request counts as stalled.
+const STALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 pub struct MistralEngine {
     model: Model,
@@ -124,6 +127,11 @@ impl MistralEngine {
     }
 }
 
+/// `min..=max` lines of "- " and at least a few characters, none longer than `max_chars`.
+fn bullets_regex(min: usize, max: usize, max_chars: usize) -> String {
+    format!("(- [A-Z0-9][^\\n]{{8,{max_chars}}}\\n){{{min},{max}}}")
+}
+
 fn with_dequantise<T>(on: bool, f: impl FnOnce() -> T) -> T {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     if !on {
@@ -164,8 +172,14 @@ impl Engine for MistralEngine {
                 .set_sampler_frequency_penalty(sampling.frequency_penalty)
                 .set_sampler_presence_penalty(sampling.presence_penalty)
                 .set_sampler_stop_toks(StopTokens::Ids(self.stop_ids.clone()));
-            if sampling.temperature <= 0.0 {
+            let constrained = !matches!(request.shape, OutputShape::Markdown);
+            if sampling.temperature <= 0.0 && !constrained {
                 builder = builder.set_deterministic_sampler();
+            } else if sampling.temperature <= 0.0 {
+                // mistral.rs 0.8.1's deterministic sampler never returns under a grammar
+                // constraint (measured: a regex-constrained greedy run spun for 10+ minutes);
+                // a near-zero temperature over the top few tokens decodes the same way.
+                builder = builder.set_sampler_temperature(0.05).set_sampler_topk(5);
             } else {
                 builder = builder
                     .set_sampler_temperature(sampling.temperature)
@@ -178,8 +192,12 @@ impl Engine for MistralEngine {
             {
                 builder = builder.set_sampler_dry_params(dry);
             }
-            if let OutputShape::Json(schema) = &request.shape {
-                builder = builder.set_constraint(Constraint::JsonSchema(schema.clone()));
+            match &request.shape {
+                OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(schema.clone())),
+                OutputShape::Bullets { min, max, max_chars } => {
+                    builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
+                }
+                OutputShape::Markdown => {}
             }
             let mut stream = self
                 .model
@@ -193,7 +211,13 @@ impl Engine for MistralEngine {
                         out.finish_reason = "cancelled".into();
                         break;
                     }
-                    next = stream.next() => next,
+                    next = tokio::time::timeout(STALL_LIMIT, stream.next()) => match next {
+                        Ok(next) => next,
+                        Err(_) => return Err(EngineError::new(
+                            "ENGINE_STALLED",
+                            format!("no output for {} s; the request was abandoned", STALL_LIMIT.as_secs()),
+                        )),
+                    },
                 };
                 let Some(response) = next else { break };
                 match response {

@@ -58,8 +58,12 @@ impl Sampling {
 /// What the caller expects back.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OutputShape {
-    /// Free text in the sanitised Markdown subset (summaries; streamed to the user).
+    /// Free text in the sanitised Markdown subset (answers; streamed to the user).
     Markdown,
+    /// A Markdown bullet list of `min..=max` points of at most `max_chars` characters each.
+    /// Engines that can constrain decoding hold the output to exactly that shape, which keeps a
+    /// small model from running on or looping; others get the same request in the prompt.
+    Bullets { min: usize, max: usize, max_chars: usize },
     /// One JSON object valid under this schema (decoded under it where the engine can).
     Json(Value),
 }

@@ -106,11 +106,6 @@ impl OpenAiEngine {
         &self.api_base
     }
 
-    /// The model name sent with each request.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
     fn chat_url(&self) -> String {
         format!("{}/chat/completions", self.api_base)
     }

