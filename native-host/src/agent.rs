@@ -208,13 +208,7 @@ pub async fn plan(
     let shown_text = ground::shorten(&input.observation.text, PLAN_TEXT_CHARS);
     let citations: Vec<Value> = ground::cite(&reply.summary, &shown_text, &input.observation)
         .into_iter()
-        .map(|g| {
-            let mut c = json!({ "doc_id": SUMMARY_DOC_ID, "quote": g.quote });
-            if let Some(h) = g.handle_id {
-                c["handle_id"] = json!(h);
-            }
-            c
-        })
+        .map(|g| g.citation(SUMMARY_DOC_ID))
         .collect();
     response.insert("assistant".into(), json!({ "title": "Plan", "render": render, "citations": citations }));
     response.insert(

@@ -56,6 +56,8 @@ pub const METHODS: &[&str] = &[
 
 /// The most text one `summary.poll` returns; the rest comes with the next poll.
 const MAX_DELTA_BYTES: usize = 256 * 1024;
+/// How long a finished summary stays pollable.
+const JOB_RETENTION: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 /// Export pages stop growing past this many bytes.
 const EXPORT_PAGE_BYTES: usize = 600 * 1024;
 
@@ -231,7 +233,12 @@ impl HostApi {
         let turn = self.next_turn(opt_str(request, "conversation_id"))?;
         let job = SummaryJob::new(turn.clone());
         let user_text = question.clone().unwrap_or_else(|| "Summarize this page".to_string());
-        self.host.jobs.lock().unwrap_or_else(|e| e.into_inner()).insert(job.id.clone(), job.clone());
+        {
+            let mut jobs = self.host.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            // Finished jobs are kept a while for late polls, not for the life of the host.
+            jobs.retain(|_, j| !(j.snapshot().done && j.started.elapsed() > JOB_RETENTION));
+            jobs.insert(job.id.clone(), job.clone());
+        }
         let host = self.host.clone();
         let running = job.clone();
         tokio::spawn(async move {

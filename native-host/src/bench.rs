@@ -154,12 +154,25 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
     };
     let threads = compute_threads();
     let runtime = crate::runtime()?;
-    let result = runtime.block_on(async {
+    let mut out = json!({
+        "engine": "mistral.rs",
+        "model": path,
+        "precision": args.precision,
+        "threads": threads,
+        "rayon_num_threads_env": std::env::var("RAYON_NUM_THREADS").ok(),
+        "loadavg_before": loadavg(),
+        "text_chars": text.chars().count(),
+        "text_words": text.split_whitespace().count(),
+    });
+    // Every step adds its numbers to `out`; a failing step records its error and ends the run,
+    // so what was measured before it is still printed.
+    let failed = runtime.block_on(async {
         let started = Instant::now();
         let engine = MistralEngine::load(&path, precision).await?;
-        let load = started.elapsed();
-        let rss_loaded_mb = proc_status_mb("VmRSS");
-        let text_tokens = engine.count_tokens(&text).await.ok();
+        out["load_ms"] = json!(ms(started.elapsed()));
+        out["rss_loaded_mb"] = json!(proc_status_mb("VmRSS"));
+        out["text_tokens"] = json!(engine.count_tokens(&text).await.ok());
+        progress(&format!("loaded in {:.0} ms; generating", ms(started.elapsed())));
         let request = GenerateRequest {
             system: prompt::SUMMARY_SYSTEM.to_string(),
             user: text.clone(),
@@ -171,16 +184,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
         let generation = engine.generate(request.clone(), &mut |_: &str| {}, &never).await?;
         let first = generation.first_token.unwrap_or(generation.total);
         let after_first = generation.total.saturating_sub(first);
-        let mut out = json!({
-            "engine": "mistral.rs",
-            "model": path,
-            "precision": args.precision,
-            "threads": threads,
-            "rayon_num_threads_env": std::env::var("RAYON_NUM_THREADS").ok(),
-            "load_ms": ms(load),
-            "text_chars": text.chars().count(),
-            "text_words": text.split_whitespace().count(),
-            "text_tokens": text_tokens,
+        let fields = json!({
             "prompt_tokens": generation.prompt_tokens,
             "completion_tokens": generation.completion_tokens,
             "finish_reason": generation.finish_reason,
@@ -189,14 +193,22 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             "prompt_tok_s": generation.prompt_tokens as f64 / first.as_secs_f64(),
             "gen_tok_s": (generation.completion_tokens > 1 && !after_first.is_zero())
                 .then(|| (generation.completion_tokens - 1) as f64 / after_first.as_secs_f64()),
-            "rss_loaded_mb": rss_loaded_mb,
             "rss_mb": proc_status_mb("VmRSS"),
             "os_threads": proc_status("Threads"),
             "text_preview": generation.text.chars().take(200).collect::<String>(),
         });
+        merge(&mut out, fields);
+        progress(&format!(
+            "{} prompt tokens, first token after {:.0} ms, {} tokens in {:.0} ms",
+            generation.prompt_tokens,
+            ms(first),
+            generation.completion_tokens,
+            ms(generation.total)
+        ));
         if args.repeat {
-            // The same prompt again: mistral.rs keeps the KV cache of finished sequences (prefix
-            // cache, 16 entries) and should skip the whole shared prompt.
+            // The same prompt again. mistral.rs keeps the KV cache of finished sequences (prefix
+            // cache, 16 entries); this shows whether a repeated prompt is served from it.
+            progress("the same generation again (prefix cache)");
             let again = engine.generate(request, &mut |_: &str| {}, &never).await?;
             out["repeat_first_token_ms"] = json!(again.first_token.map(ms));
             out["repeat_total_ms"] = json!(ms(again.total));
@@ -206,6 +218,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             // The real summary service over the same text, as a page observation. It runs after
             // the generation above, so the fixed system prompt may already be in the prefix cache
             // (as in a host that has answered once).
+            progress("the summary service");
             let observation = Observation {
                 url: args.url.clone(),
                 title: args.title.clone(),
@@ -233,13 +246,34 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             out["summary_preview"] = json!(state.text.chars().take(300).collect::<String>());
             out["rss_after_summary_mb"] = json!(proc_status_mb("VmRSS"));
         }
-        out["rss_peak_mb"] = json!(proc_status_mb("VmHWM"));
-        anyhow::Ok(out)
+        anyhow::Ok(())
     });
+    out["rss_peak_mb"] = json!(proc_status_mb("VmHWM"));
+    if let Err(error) = &failed {
+        out["error"] = json!(format!("{error:#}"));
+    }
     // The engine's threads may still be winding down; the numbers are out, so leave now.
     runtime.shutdown_background();
-    println!("{}", serde_json::to_string(&result?)?);
-    Ok(ExitCode::SUCCESS)
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(if failed.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+#[cfg(feature = "embedded")]
+fn merge(out: &mut Value, fields: Value) {
+    if let (Some(out), Value::Object(fields)) = (out.as_object_mut(), fields) {
+        out.extend(fields);
+    }
+}
+
+#[cfg(feature = "embedded")]
+fn progress(message: &str) {
+    eprintln!("bench engine: {message}");
+}
+
+/// The 1-minute load average (a shared machine's numbers are only as good as it was idle).
+#[cfg(feature = "embedded")]
+fn loadavg() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }
 
 /// About `chars` characters of article-like text with headings and list items.

@@ -154,6 +154,17 @@ pub struct Grounded {
     pub support: f64,
 }
 
+impl Grounded {
+    /// The citation of a laika.llmcp response: `{doc_id, quote, handle_id?}`.
+    pub fn citation(&self, doc_id: &str) -> serde_json::Value {
+        let mut citation = serde_json::json!({ "doc_id": doc_id, "quote": self.quote });
+        if let Some(handle) = &self.handle_id {
+            citation["handle_id"] = serde_json::json!(handle);
+        }
+        citation
+    }
+}
+
 /// Finds, for each sentence of `answer`, the page sentence that supports it best, when at least
 /// half of its content words are there. `text` is the whole page text that was read.
 pub fn cite(answer: &str, text: &str, observation: &Observation) -> Vec<Grounded> {

@@ -512,11 +512,7 @@ fn finish(
                 let chunk = ranges.iter().position(|r| r.contains(&g.offset)).unwrap_or(0);
                 prompt::chunk_doc_id(chunk + 1)
             };
-            let mut citation = json!({ "doc_id": doc_id, "quote": g.quote });
-            if let Some(handle) = g.handle_id {
-                citation["handle_id"] = json!(handle);
-            }
-            citation
+            g.citation(&doc_id)
         })
         .collect();
     let title = if observation.title.is_empty() {
