@@ -14,6 +14,7 @@ with frequency penalty 0.3; it has no DRY sampler, so the texts may differ, not 
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -27,6 +28,13 @@ def rss_mb():
     except OSError:
         pass
     return None
+
+
+def loadavg():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
 
 
 def prompt_tokens(llm, messages):
@@ -70,6 +78,7 @@ def main():
         system = f.read()
     messages = [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
+    load_before = loadavg()
     started = time.perf_counter()
     llm = Llama(
         model_path=args.model,
@@ -135,6 +144,7 @@ def main():
         "gen_tok_s": (completion_tokens - 1) / gen_time if completion_tokens > 1 and gen_time > 0 else None,
         "rss_mb": rss_mb(),
         "threads": args.threads,
+        "loadavg_before": load_before,
         "n_ctx": args.n_ctx,
         "system_info": llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip(),
         "text_preview": "".join(out)[:200],

@@ -250,7 +250,8 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
     });
     out["rss_peak_mb"] = json!(proc_status_mb("VmHWM"));
     if let Err(error) = &failed {
-        out["error"] = json!(format!("{error:#}"));
+        // The first line: candle appends a backtrace when RUST_BACKTRACE is set.
+        out["error"] = json!(format!("{error:#}").lines().next().unwrap_or_default());
     }
     // The engine's threads may still be winding down; the numbers are out, so leave now.
     runtime.shutdown_background();

@@ -247,9 +247,14 @@ impl Host {
             EngineKind::Extractive => Ok(Arc::new(ExtractiveEngine)),
             EngineKind::Openai => {
                 let key = (!config.api_key_env.is_empty()).then(|| std::env::var(&config.api_key_env).ok()).flatten();
-                OpenAiEngine::new(&config.base_url, &config.remote_model, key, config.remote_context_tokens)
-                    .map(|e| Arc::new(e) as Arc<dyn Engine>)
-                    .map_err(|e| ("failed", json!({ "code": e.code, "message": e.message })))
+                match OpenAiEngine::new(&config.base_url, &config.remote_model, key, config.remote_context_tokens) {
+                    // Ready only when the server answers: model.status then says so at once.
+                    Ok(engine) => match engine.probe().await {
+                        Ok(_) => Ok(Arc::new(engine) as Arc<dyn Engine>),
+                        Err(e) => Err(("failed", json!({ "code": e.code, "message": e.message }))),
+                    },
+                    Err(e) => Err(("failed", json!({ "code": e.code, "message": e.message }))),
+                }
             }
             EngineKind::Mistral => self.load_mistral(&config).await,
         };

@@ -84,8 +84,10 @@ pub trait Progress {
     fn finish(&mut self);
 }
 
-/// No progress display (native messaging, tests).
+/// No progress display.
+#[cfg(test)]
 pub struct Quiet;
+#[cfg(test)]
 impl Progress for Quiet {
     fn start(&mut self, _: &str, _: Option<u64>) {}
     fn advance(&mut self, _: u64) {}

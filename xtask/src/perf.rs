@@ -130,19 +130,24 @@ fn default_model(paths: &Paths) -> Result<Option<PathBuf>> {
         .map(PathBuf::from))
 }
 
-/// Runs a command that prints one JSON object as its last line of standard output.
+/// Runs a command that prints one JSON object as its last line of standard output. A command
+/// that fails but still prints an object with an `error` (what it measured before failing) counts
+/// as a result.
 fn json_run(step: &str, command: &mut Command) -> Result<Value> {
     eprintln!("==> {step}");
     let started = Instant::now();
     let out = command.stderr(Stdio::inherit()).output().with_context(|| format!("{step}: cannot start"))?;
-    if !out.status.success() {
-        bail!("{step} failed ({})", out.status);
-    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or_default();
-    let value = serde_json::from_str(line).with_context(|| format!("{step}: no JSON result in {stdout:?}"))?;
-    eprintln!("    {step}: done in {:.1} s", started.elapsed().as_secs_f64());
-    Ok(value)
+    let value: Option<Value> = serde_json::from_str(line).ok();
+    match value {
+        Some(value) if out.status.success() || value.get("error").is_some() => {
+            eprintln!("    {step}: done in {:.1} s", started.elapsed().as_secs_f64());
+            Ok(value)
+        }
+        _ if !out.status.success() => bail!("{step} failed ({})", out.status),
+        _ => bail!("{step}: no JSON result in {stdout:?}"),
+    }
 }
 
 fn corpora_dir(root: &Path) -> PathBuf {
@@ -177,6 +182,19 @@ fn num(value: &Value, key: &str) -> Option<f64> {
 
 fn cell(value: Option<f64>, decimals: usize) -> String {
     value.map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+/// The 1-minute load average: a shared machine's numbers are only as good as it was idle.
+fn loadavg() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+fn busy_note(load: Option<f64>) {
+    if let Some(load) = load.filter(|&l| l > 0.5) {
+        println!(
+            "note: the load average was {load:.1} when a run started: other work shared the CPUs; treat the numbers as rough"
+        );
+    }
 }
 
 fn met(ok: bool) -> &'static str {
@@ -258,8 +276,8 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     };
     let mut report_runs = Vec::new();
     for (label, run) in &runs {
-        if let Some(error) = run.get("error") {
-            println!("{label:<26} failed: {}", error.as_str().unwrap_or_default());
+        if run.get("prompt_tok_s").is_none() {
+            println!("{label:<26} failed: {}", run["error"].as_str().unwrap_or_default());
         } else {
             println!(
                 "{:<26} {:>8} {:>7} {:>9} {:>9} {:>10} {:>7} {:>8} {:>8}",
@@ -274,12 +292,18 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
                 cell(ratio(num(run, "gen_tok_s"), llama_gen), 2),
             );
         }
+        if run.get("prompt_tok_s").is_some()
+            && let Some(error) = run["error"].as_str()
+        {
+            println!("{:<26} then failed: {error}", "");
+        }
         let mut entry = run.clone();
         entry["setup"] = json!(label);
         entry["ratio_prompt_vs_llamacpp"] = json!(ratio(num(run, "prompt_tok_s"), llama_prompt));
         entry["ratio_gen_vs_llamacpp"] = json!(ratio(num(run, "gen_tok_s"), llama_gen));
         report_runs.push(entry);
     }
+    busy_note(runs.iter().filter_map(|(_, run)| num(run, "loadavg_before")).reduce(f64::max));
     let main = &runs[0].1;
     let prompt_ratio = ratio(num(main, "prompt_tok_s"), llama_prompt);
     let gen_ratio = ratio(num(main, "gen_tok_s"), llama_gen);
@@ -464,6 +488,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
     // The default engine set-up, whatever an earlier run left in the bench data directory.
     std::fs::write(paths.data.join("config.json"), r#"{ "engine": "mistral" }"#)?;
 
+    let load_before = loadavg();
     eprintln!("==> laika-host native: waiting for the default model");
     let mut session = Session::start(&paths)?;
     let started = Instant::now();
@@ -535,6 +560,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         cell(num(&history, "append_ms_p99"), 2),
         num(&history, "db_bytes").unwrap_or(0.0) / 1e6
     );
+    busy_note(load_before);
     let rtt_met = small.p50 <= TARGET_RTT_1K_P50_MS;
     let rss_met = state == "ready" && rss.is_some_and(|r| r <= TARGET_RSS_MB);
     println!(
@@ -554,6 +580,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         "model": { "state": state, "ready_ms": ready_ms, "status": status["status"] },
         "rss_mb": { "model_loaded": rss_ready, "after_plan": rss_after_plan, "peak": rss_peak },
         "plan": { "ms": plan_ms, "error": plan_error },
+        "loadavg_before": load_before,
         "history": history,
         "targets": {
             "rtt_1k_p50_ms": { "target": TARGET_RTT_1K_P50_MS, "value": small.p50, "met": rtt_met },

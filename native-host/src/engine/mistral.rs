@@ -172,15 +172,11 @@ impl Engine for MistralEngine {
                 .set_sampler_frequency_penalty(sampling.frequency_penalty)
                 .set_sampler_presence_penalty(sampling.presence_penalty)
                 .set_sampler_stop_toks(StopTokens::Ids(self.stop_ids.clone()));
-            let constrained = !matches!(request.shape, OutputShape::Markdown);
-            if sampling.temperature <= 0.0 && !constrained {
-                builder = builder.set_deterministic_sampler();
-            } else if sampling.temperature <= 0.0 {
-                // mistral.rs 0.8.1's deterministic sampler never returns under a grammar
-                // constraint (measured: a regex-constrained greedy run spun for 10+ minutes);
-                // a near-zero temperature over the top few tokens decodes the same way.
-                builder = builder.set_sampler_temperature(0.05).set_sampler_topk(5);
-            } else {
+            // At temperature 0 nothing is set: a new RequestBuilder decodes greedily already.
+            // Not `set_deterministic_sampler()`: it replaces every sampling parameter, the length
+            // limit and stop tokens set above included, and generation then runs to the end of
+            // the context window (measured: a "hang" of over 10 minutes).
+            if sampling.temperature > 0.0 {
                 builder = builder
                     .set_sampler_temperature(sampling.temperature)
                     .set_sampler_topp(sampling.top_p)

@@ -96,12 +96,14 @@ impl OpenAiEngine {
     }
 
     /// Replaces the idle-read timeout ([`IDLE_TIMEOUT`] by default).
+    #[cfg(test)]
     pub fn with_idle_timeout(mut self, idle_timeout: Duration) -> Self {
         self.idle_timeout = idle_timeout;
         self
     }
 
     /// The normalised API base, `…/v1` (for `model.status`).
+    #[cfg(test)]
     pub fn api_base(&self) -> &str {
         &self.api_base
     }
