@@ -184,15 +184,28 @@ fn cell(value: Option<f64>, decimals: usize) -> String {
     value.map_or("-".into(), |v| format!("{v:.decimals$}"))
 }
 
-/// The 1-minute load average: a shared machine's numbers are only as good as it was idle.
-fn loadavg() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+/// The share of CPU time that was busy over one second (from /proc/stat): taken just before a
+/// run, it says whether other work was sharing the CPUs.
+fn cpu_busy() -> Option<f64> {
+    fn sample() -> Option<(u64, u64)> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let fields: Vec<u64> = stat.lines().next()?.split_whitespace().skip(1).filter_map(|f| f.parse().ok()).collect();
+        // user nice system idle iowait irq softirq steal …: idle and iowait are not busy.
+        let idle = fields.get(3)? + fields.get(4).unwrap_or(&0);
+        Some((fields.iter().take(8).sum(), idle))
+    }
+    let (total0, idle0) = sample()?;
+    std::thread::sleep(Duration::from_secs(1));
+    let (total1, idle1) = sample()?;
+    let total = total1.checked_sub(total0).filter(|&t| t > 0)?;
+    Some(1.0 - (idle1.saturating_sub(idle0)) as f64 / total as f64)
 }
 
-fn busy_note(load: Option<f64>) {
-    if let Some(load) = load.filter(|&l| l > 0.5) {
+fn busy_note(busy: Option<f64>) {
+    if let Some(busy) = busy.filter(|&b| b > 0.15) {
         println!(
-            "note: the load average was {load:.1} when a run started: other work shared the CPUs; treat the numbers as rough"
+            "note: the CPUs were {:.0}% busy with other work just before a run: treat the numbers as rough",
+            busy * 100.0
         );
     }
 }
@@ -235,6 +248,7 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     let mut runs: Vec<(String, Value)> = Vec::new();
     for (label, precision, threads, extra) in &setups {
         let threads = threads.to_string();
+        let busy = cpu_busy();
         let result = json_run(
             label,
             host_command(&paths)
@@ -245,10 +259,13 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
                 .args(["--precision", precision, "--threads", &threads, "--max-tokens", &max_tokens, "--url", &url])
                 .args(extra),
         );
-        runs.push((label.to_string(), result.unwrap_or_else(|e| json!({ "error": format!("{e:#}") }))));
+        let mut result = result.unwrap_or_else(|e| json!({ "error": format!("{e:#}") }));
+        result["cpu_busy_before"] = json!(busy);
+        runs.push((label.to_string(), result));
     }
     let script = root.join("bench").join("llamacpp_bench.py");
-    let llama = json_run(
+    let busy = cpu_busy();
+    let mut llama = json_run(
         "llama.cpp (llama-cpp-python), 2 threads",
         Command::new("python3")
             .arg(&script)
@@ -261,6 +278,7 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
             .args(["--threads", "2", "--max-tokens", &max_tokens]),
     )
     .unwrap_or_else(|e| json!({ "error": format!("{e:#}"), "hint": "pip install llama-cpp-python" }));
+    llama["cpu_busy_before"] = json!(busy);
     runs.push(("llama.cpp, 2 threads".into(), llama.clone()));
 
     println!();
@@ -303,7 +321,7 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
         entry["ratio_gen_vs_llamacpp"] = json!(ratio(num(run, "gen_tok_s"), llama_gen));
         report_runs.push(entry);
     }
-    busy_note(runs.iter().filter_map(|(_, run)| num(run, "loadavg_before")).reduce(f64::max));
+    busy_note(runs.iter().filter_map(|(_, run)| num(run, "cpu_busy_before")).reduce(f64::max));
     let main = &runs[0].1;
     let prompt_ratio = ratio(num(main, "prompt_tok_s"), llama_prompt);
     let gen_ratio = ratio(num(main, "gen_tok_s"), llama_gen);
@@ -488,7 +506,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
     // The default engine set-up, whatever an earlier run left in the bench data directory.
     std::fs::write(paths.data.join("config.json"), r#"{ "engine": "mistral" }"#)?;
 
-    let load_before = loadavg();
+    let busy_before = cpu_busy();
     eprintln!("==> laika-host native: waiting for the default model");
     let mut session = Session::start(&paths)?;
     let started = Instant::now();
@@ -560,7 +578,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         cell(num(&history, "append_ms_p99"), 2),
         num(&history, "db_bytes").unwrap_or(0.0) / 1e6
     );
-    busy_note(load_before);
+    busy_note(busy_before);
     let rtt_met = small.p50 <= TARGET_RTT_1K_P50_MS;
     let rss_met = state == "ready" && rss.is_some_and(|r| r <= TARGET_RSS_MB);
     println!(
@@ -580,7 +598,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         "model": { "state": state, "ready_ms": ready_ms, "status": status["status"] },
         "rss_mb": { "model_loaded": rss_ready, "after_plan": rss_after_plan, "peak": rss_peak },
         "plan": { "ms": plan_ms, "error": plan_error },
-        "loadavg_before": load_before,
+        "cpu_busy_before": busy_before,
         "history": history,
         "targets": {
             "rtt_1k_p50_ms": { "target": TARGET_RTT_1K_P50_MS, "value": small.p50, "met": rtt_met },
