@@ -59,7 +59,7 @@ struct EngineBenchArgs {
     /// Compute threads (sets RAYON_NUM_THREADS); default: RAYON_NUM_THREADS, else every core.
     #[arg(long)]
     threads: Option<usize>,
-    /// Run the same generation a second time: shows what mistral.rs's prefix cache saves.
+    /// Run the same generation a second time: shows whether mistral.rs's prefix cache serves it.
     #[arg(long)]
     repeat: bool,
     /// Skip the summary-service measurement.
@@ -207,7 +207,9 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
         ));
         if args.repeat {
             // The same prompt again. mistral.rs keeps the KV cache of finished sequences (prefix
-            // cache, 16 entries); this shows whether a repeated prompt is served from it.
+            // cache, 16 entries), but 0.8.1 uses a match only when it leaves new tokens to compute
+            // (`search_for_matching_cache`): a prompt wholly cached is computed again in full.
+            // A prompt that extends a cached prefix (the fixed system prompt) can reuse it.
             progress("the same generation again (prefix cache)");
             let again = engine.generate(request, &mut |_: &str| {}, &never).await?;
             out["repeat_first_token_ms"] = json!(again.first_token.map(ms));

@@ -1,24 +1,12 @@
 //! `laika-host`: Laika's trusted native half. Started by a browser (or with `laika-host native`)
 //! it speaks native messaging on stdio ([`transport`], [`api`]); from a terminal it offers the
 //! protocol tools (`validate`, `render`, `parse-output`, `observe`), the whole summary pipeline on
-//! a file (`summarize`), and `history` and `model` management.
-
-mod agent;
-mod api;
-mod bench;
-mod cli;
-mod debuglog;
-mod engine;
-mod ground;
-mod history;
-mod host;
-mod models;
-mod prompt;
-mod summary;
-mod transport;
+//! a file (`summarize`), and `history` and `model` management. The work is done by the
+//! `laika_host` library (`src/lib.rs`), which the Safari static library shares.
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
+use laika_host::{api, bench, cli, host, init_logging, runtime, transport};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -165,14 +153,6 @@ fn started_by_browser(args: &[String]) -> bool {
     }
 }
 
-pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the runtime")
-}
-
 fn serve_native_messaging() -> ExitCode {
     let runtime = match runtime() {
         Ok(runtime) => runtime,
@@ -198,11 +178,6 @@ fn serve_native_messaging() -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LAIKA_LOG").unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
 fn main() -> ExitCode {

@@ -73,7 +73,9 @@ pub fn envelope(kind: &str, role: &str, turn: &TurnRef) -> serde_json::Map<Strin
 pub fn summary_content(observation: &Observation, text: &str, keep_elements: usize) -> Value {
     let mut content = observation.clone();
     content.text = text.to_string();
-    content.primary.as_mut().map(|p| p.text.clear());
+    if let Some(primary) = content.primary.as_mut() {
+        primary.text.clear();
+    }
     content.elements.truncate(keep_elements);
     content.items.truncate(30);
     content.comments.truncate(30);

@@ -141,6 +141,19 @@ fn error_reply(id: Value, error: &HostError) -> Value {
     json!({ "id": id, "error": { "code": error.code, "message": error.message } })
 }
 
+/// An error reply's JSON bytes.
+pub fn error_bytes(id: Value, error: &HostError) -> Bytes {
+    encode_reply(&error_reply(id.clone(), error), &id)
+}
+
+/// The error for a message over the browser→host cap (its bytes are skipped, not read).
+pub fn too_large(length: usize) -> HostError {
+    HostError::new(
+        "NM_FRAME_TOO_LARGE",
+        format!("a {length}-byte message is over the {MAX_INCOMING}-byte limit; it was skipped"),
+    )
+}
+
 /// Reads one frame's bytes as a request, or says why it is not one.
 fn parse_request(bytes: &[u8]) -> Result<Request, (Value, HostError)> {
     let text = std::str::from_utf8(bytes)
@@ -174,6 +187,29 @@ fn encode_reply(reply: &Value, id: &Value) -> Bytes {
     Bytes::from(serde_json::to_vec(&error_reply(id.clone(), &error)).unwrap_or_default())
 }
 
+/// The reply to one message: ready, or from work still to run (an [`Answer::Later`]).
+pub enum Reply {
+    Ready(Bytes),
+    Pending(futures::future::BoxFuture<'static, Bytes>),
+}
+
+/// Answers one message (a request's JSON bytes, without the frame's length) with the reply's
+/// JSON bytes: the reply [`serve`] writes for that frame, with the same error codes for a
+/// malformed message and the same cap on the reply's size. For callers that are handed whole
+/// messages rather than a stream (the Safari extension's handler, through `laika-safari`).
+pub fn answer<H: Handler + ?Sized>(message: &[u8], handler: &H) -> Reply {
+    match parse_request(message) {
+        Ok(request) => match handler.handle(&request) {
+            Answer::Now(result) => Reply::Ready(result_reply(request.id, result)),
+            Answer::Later(work) => {
+                let id = request.id;
+                Reply::Pending(Box::pin(async move { result_reply(id, work.await) }))
+            }
+        },
+        Err((id, error)) => Reply::Ready(error_bytes(id, &error)),
+    }
+}
+
 /// Serves requests from `input` until it ends. Every frame gets exactly one reply.
 pub async fn serve<R, W, H>(input: R, output: W, handler: &H) -> std::io::Result<()>
 where
@@ -197,27 +233,17 @@ where
         };
         let Some(frame) = frame else { break };
         let reply = match frame {
-            Ok(Incoming::Message(bytes)) => match parse_request(&bytes) {
-                Ok(request) => match handler.handle(&request) {
-                    Answer::Now(result) => result_reply(request.id, result),
-                    Answer::Later(work) => {
-                        let id = request.id;
-                        pending.spawn(async move { result_reply(id, work.await) });
-                        continue;
-                    }
-                },
-                Err((id, error)) => encode_reply(&error_reply(id.clone(), &error), &id),
+            Ok(Incoming::Message(bytes)) => match answer(&bytes, handler) {
+                Reply::Ready(reply) => reply,
+                Reply::Pending(work) => {
+                    pending.spawn(work);
+                    continue;
+                }
             },
-            Ok(Incoming::TooLarge(length)) => {
-                let error = HostError::new(
-                    "NM_FRAME_TOO_LARGE",
-                    format!("a {length}-byte message is over the {MAX_INCOMING}-byte limit; it was skipped"),
-                );
-                encode_reply(&error_reply(Value::Null, &error), &Value::Null)
-            }
+            Ok(Incoming::TooLarge(length)) => error_bytes(Value::Null, &too_large(length)),
             Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => {
                 let error = HostError::new("NM_TRUNCATED_FRAME", "the input ended inside a message");
-                replies.send(encode_reply(&error_reply(Value::Null, &error), &Value::Null)).await?;
+                replies.send(error_bytes(Value::Null, &error)).await?;
                 break;
             }
             Err(error) => return Err(error),

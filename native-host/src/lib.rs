@@ -1,0 +1,48 @@
+//! `laika-host` as a library: Laika's trusted native half, for the programs that serve it.
+//!
+//! Two programs are built on it. The `laika-host` binary (`src/main.rs`) is what Chromium and
+//! Firefox start: it speaks native messaging on stdio ([`transport::serve`]) and offers the
+//! command-line tools ([`cli`]). The `laika-safari` static library (`native-host/safari`) is
+//! what Safari's containing app links: Safari hands its extension's messages to the app's
+//! `SafariWebExtensionHandler`, not to a process on stdio, so that library answers one request
+//! at a time through the same API ([`transport::answer`]).
+//!
+//! Both serve the same request API ([`api::HostApi`], documented there) over the same state
+//! ([`host::Host`]: configuration, engine, history, running summaries), so a request gets the
+//! same reply, and the same stable error codes, whichever browser sent it.
+//!
+//! The `embedded` feature (default) builds the mistral.rs engine in; without it the host serves
+//! the OpenAI-compatible and extractive engines and builds in a minute instead of fifteen.
+
+pub mod agent;
+pub mod api;
+#[doc(hidden)]
+pub mod bench;
+pub mod cli;
+pub mod debuglog;
+pub mod engine;
+pub mod ground;
+pub mod history;
+pub mod host;
+pub mod models;
+pub mod prompt;
+pub mod summary;
+pub mod transport;
+
+use anyhow::{Context, Result};
+
+/// The runtime the host's async work runs on (two workers: the engine has threads of its own).
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")
+}
+
+/// Logs to stderr at the level `LAIKA_LOG` sets (default `warn`); stdout is the native-messaging
+/// channel. Does nothing when the process already has a logger.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LAIKA_LOG").unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
