@@ -99,6 +99,17 @@ codes! {
     ToolArgOutOfRange => "TOOL_ARG_OUT_OF_RANGE": "A tool argument is outside its allowed range or set.";
     ToolUnknownHandle => "TOOL_UNKNOWN_HANDLE": "handleId must name an element of the latest observation.";
 
+    // Tool execution on the live page (the content script, after approval)
+    ToolNotContentScript => "TOOL_NOT_CONTENT_SCRIPT": "The content script executes browser.click, browser.type, browser.select and browser.scroll only; other tools run elsewhere.";
+    ToolElementGone => "TOOL_ELEMENT_GONE": "The element behind handleId is no longer in the page.";
+    ToolElementHidden => "TOOL_ELEMENT_HIDDEN": "The element is not visible: hidden by style, inside a hidden ancestor, or without size.";
+    ToolElementDisabled => "TOOL_ELEMENT_DISABLED": "The element (or the chosen option) is disabled: disabled property or attribute, a disabled fieldset, or aria-disabled=\"true\".";
+    ToolElementReadonly => "TOOL_ELEMENT_READONLY": "The field is read-only.";
+    ToolElementUnsupported => "TOOL_ELEMENT_UNSUPPORTED": "The element is not of a kind the tool acts on (typing needs a text-like field, selecting a select element).";
+    ToolFieldRefused => "TOOL_FIELD_REFUSED": "Laika never types into password, one-time-code, payment, hidden or file fields.";
+    ToolOptionNotFound => "TOOL_OPTION_NOT_FOUND": "No option of the select element has that value or visible label.";
+    ToolFailed => "TOOL_FAILED": "The page threw an error while the tool ran.";
+
     // Planner contract (laika-tools.md)
     PlannerInvalid => "PLANNER_INVALID": "Planner replies need a string summary, an optional summaryFormat of plain or markdown, and a tool_calls array.";
 }

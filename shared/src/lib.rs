@@ -12,6 +12,8 @@
 //! - [`tools`]: the tool catalogue with typed, range-checked arguments.
 //! - [`parse`]: model output → a typed reply (think blocks, fences, prose around JSON).
 //! - [`policy`]: the Policy Gate (allow / ask / deny for every proposed call).
+//! - [`snapshot`]: a page copied as plain data, read through the same [`dom::Dom`] trait where
+//!   a page's CSP keeps WASM out of the content script.
 //! - [`calc`] and [`money`]: `app.calculate` and `app.money_calculate`, pure computation that
 //!   runs in trusted code.
 
@@ -28,6 +30,7 @@ pub mod packet;
 pub mod parse;
 pub mod policy;
 pub mod render;
+pub mod snapshot;
 pub mod tools;
 
 pub use codes::{Code, Violation};
