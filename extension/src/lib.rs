@@ -1,10 +1,30 @@
 //! `laika-extension`: the browser half of Laika, compiled to WASM.
 //!
-//! The content script, background and sidecar UI grow here with the extension issue. What is
-//! here now: the live page's [`Dom`](laika_shared::dom::Dom) (`live_dom`, WASM only), through
-//! which the content script observes with the shared heuristics, and the platform-free logic
-//! that turns a proposed call and its Policy Gate decision into the approval card.
+//! One WASM module serves the extension's three contexts; a few lines of JavaScript per context
+//! (in `static/`) load it and call its start function:
+//! - the content script ([`content`]): observes the live page through [`live_dom`] with the
+//!   shared reader, runs approved page tools by handle ([`page_tools`]), highlights cited
+//!   elements;
+//! - the background ([`background`]): owns the native port to `laika-host`, runs tab tools,
+//!   lists tabs, and reads page snapshots where a page's CSP keeps WASM out of the content script;
+//! - the sidecar ([`sidecar`]): the UI, drawing model output only through the render AST
+//!   ([`render_dom`]) and asking before anything runs ([`approval`]).
+//!
+//! [`ext`] is the small bridge to the WebExtension API the three share. Only [`approval`] is
+//! platform-free (and tested natively); the rest exists only in the browser.
 
 pub mod approval;
 #[cfg(target_arch = "wasm32")]
+pub mod background;
+#[cfg(target_arch = "wasm32")]
+pub mod content;
+#[cfg(target_arch = "wasm32")]
+pub mod ext;
+#[cfg(target_arch = "wasm32")]
 pub mod live_dom;
+#[cfg(target_arch = "wasm32")]
+pub mod page_tools;
+#[cfg(target_arch = "wasm32")]
+pub mod render_dom;
+#[cfg(target_arch = "wasm32")]
+pub mod sidecar;

@@ -229,9 +229,10 @@ fn plans_are_gated_and_approvals_and_site_grants_persist() {
     let next = host.ok(
         "tool.result",
         json!({ "run_id": plan["run_id"], "conversation_id": plan["conversation"]["id"], "step": 1, "call_id": plan["tool_calls"][0]["id"],
-                "name": "browser.click", "ok": true, "result": { "navigated": true }, "observation": link, "goal": "what is this page about?" }),
+                "name": "browser.click", "ok": true, "result": { "navigated": true }, "observation": link, "goal": goal }),
     );
     assert_eq!(next["step"], 2, "{next}");
+    // The goal's one action has run: the next step proposes nothing more and the run ends.
     assert_eq!(next["tool_calls"], json!([]));
     assert_eq!(next["done"], true);
     assert!(host.call("plan", json!({ "goal": "", "observation": link }))["error"]["code"] == "HOST_INVALID_PARAMS");

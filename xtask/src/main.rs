@@ -4,6 +4,9 @@
 //! WASM builds of the crates that ship to the browser, and the fuzz targets (built, then run
 //! briefly as a smoke test when cargo-fuzz is installed).
 //!
+//! `cargo xtask build` builds the extension for every browser into `dist/` ([`build`]);
+//! `cargo xtask e2e` runs it in Chromium with the real host ([`e2e`]), also part of `test`.
+//!
 //! `cargo xtask bench extraction [--limit N] [--corpus zyte|wcxb|all] …` runs the `laika-bench`
 //! benchmarks in release mode; `cargo xtask bench engine [--quick]` (mistral.rs against llama.cpp)
 //! and `cargo xtask bench host` (native messaging, RSS, history) drive `laika-host` ([`perf`]).
@@ -15,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+mod build;
+mod e2e;
 mod perf;
 
 #[derive(Parser)]
@@ -32,6 +37,14 @@ enum Task {
         #[arg(long, default_value_t = 10)]
         fuzz_seconds: u32,
     },
+    /// Build the extension for Chrome, Firefox and Safari into `dist/` (and zips), report its size.
+    Build {
+        /// Skip wasm-opt (faster, larger).
+        #[arg(long)]
+        no_opt: bool,
+    },
+    /// The end-to-end suite: the built extension in Debian Chromium with the real host.
+    E2e,
     /// Build the fuzz targets and run one of them (or all) for a while.
     Fuzz {
         /// A target name; all targets when omitted.
@@ -61,6 +74,8 @@ fn main() -> Result<()> {
     std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
     match cli.command {
         Task::Test { fuzz_seconds } => test(fuzz_seconds),
+        Task::Build { no_opt } => build::build(&root, !no_opt).map(|_| ()),
+        Task::E2e => e2e::e2e(&root).map(|_| ()),
         Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
         Task::Bench { args } => bench(&args),
     }
@@ -106,10 +121,19 @@ fn run(step: &str, command: &mut Command) -> Result<()> {
 }
 
 fn test(fuzz_seconds: u32) -> Result<()> {
+    // The Safari static library is tested on its own: in the workspace run, laika-host's default
+    // `embedded` feature would be unified into it, linking mistral.rs into a static library.
+    const SAFARI_CRATE: &str = "laika-safari";
     let mut counts = run_cargo_tests(
         "workspace tests",
-        cargo().args(["test", "--workspace", "--all-targets", "--exclude", BENCH_CRATE]),
+        cargo().args(["test", "--workspace", "--all-targets", "--exclude", BENCH_CRATE, "--exclude", SAFARI_CRATE]),
     )?;
+    let safari = run_cargo_tests(
+        "Safari static library tests (C ABI against the stdio host)",
+        cargo().args(["test", "-p", SAFARI_CRATE, "--all-targets"]),
+    )?;
+    counts.passed += safari.passed;
+    counts.failed += safari.failed;
     for krate in WASM_CRATES {
         run(
             &format!("{krate} for wasm32-unknown-unknown"),
@@ -135,6 +159,15 @@ fn test(fuzz_seconds: u32) -> Result<()> {
             "    skipping the browser tests: they need wasm-bindgen-test-runner (cargo install wasm-bindgen-cli) \
              and chromedriver (apt-get install chromium chromium-driver)"
         ),
+    }
+    if e2e::available() {
+        let (passed, failed) = e2e::e2e(&workspace_root())?;
+        counts.passed += passed;
+        counts.failed += failed;
+    } else if std::env::var_os("CI").is_some() {
+        bail!("CI needs Chromium, node and wasm-bindgen for the end-to-end suite (.ci/run installs them)");
+    } else {
+        eprintln!("    skipping the end-to-end suite: it needs /usr/bin/chromium, node and wasm-bindgen");
     }
     build_fuzz_targets()?;
     if fuzz_seconds > 0 && has_cargo_fuzz() {

@@ -79,7 +79,10 @@ impl ExtractiveEngine {
         Ok(match shape {
             OutputShape::Markdown | OutputShape::Bullets { .. } => markdown,
             OutputShape::Json(_) => {
-                let calls = plan_calls(question.unwrap_or(""), &documents);
+                // An explicit goal names one action: once it has run (a later step of the run),
+                // there is nothing left to propose, and the run ends instead of repeating it.
+                let step = shown.pointer("/input/task/args/step").and_then(Value::as_u64).unwrap_or(1);
+                let calls = if step > 1 { json!([]) } else { plan_calls(question.unwrap_or(""), &documents) };
                 json!({ "summary": markdown, "summaryFormat": "markdown", "tool_calls": calls }).to_string()
             }
         })

@@ -1,0 +1,827 @@
+//! The sidecar: Laika's one page of UI (Chrome's side panel, Firefox's sidebar, Safari's popup,
+//! or a frame in the page where none of those exists).
+//!
+//! - **Summarise** reads the whole page (the chunked observation, cursor by cursor), starts a
+//!   summary in the host and polls it: text is only ever appended, the reading progress and
+//!   finally the coverage of the page are shown, then the citations, each of which lights up its
+//!   element in the page on hover or focus.
+//! - **Ask** sends the question as a planning goal. The reply's render is drawn through the
+//!   render AST ([`crate::render_dom`]); every call the Policy Gate answered `ask` becomes an
+//!   approval card, and nothing runs before Approve. Approved and allowed calls run in the
+//!   observed tab; the page is observed again and the host plans the next step, up to the
+//!   host's step bound. Denied calls are shown as refused.
+//! - The model's state (loading, ready, failed, not installed) and the history of conversations
+//!   come from the host.
+//!
+//! All text from the page or the model reaches the screen through `textContent` or the render
+//! AST's renderer; never as HTML.
+
+use crate::approval::ApprovalCard;
+use crate::ext::{self, ExtError};
+use crate::render_dom;
+use laika_shared::observation::Observation;
+use laika_shared::policy::{Decision, origin_of};
+use laika_shared::tools::RawToolCall;
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{Document, Element, HtmlElement, HtmlTextAreaElement};
+
+/// Characters of page text per observation request while reading a page whole.
+const READ_CHUNK_CHARS: u32 = 60_000;
+/// Pause between summary polls.
+const POLL_MS: u32 = 120;
+/// Budgets of the observation a planning step sees.
+const PLAN_OBSERVATION: &str = r#"{"maxChars": 12000, "maxElements": 160}"#;
+
+#[derive(Default)]
+struct State {
+    /// The tab this sidecar acts on: fixed by `?tab=` or the frame's own tab, else the active
+    /// tab when an action starts.
+    fixed_tab: Option<i64>,
+    conversation_id: Option<String>,
+    busy: bool,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn document() -> Document {
+    web_sys::window().and_then(|w| w.document()).expect("the sidecar has a document")
+}
+
+fn by_id(id: &str) -> Element {
+    document().get_element_by_id(id).unwrap_or_else(|| panic!("the sidecar's #{id}"))
+}
+
+/// Starts the sidecar: called once by `sidecar.js` after the WASM is instantiated.
+#[wasm_bindgen(js_name = sidecarStart)]
+pub fn sidecar_start() -> Result<(), JsValue> {
+    build_skeleton()?;
+    let params = web_sys::Url::new(&web_sys::window().unwrap().location().href()?)?.search_params();
+    let fixed_tab = params.get("tab").and_then(|t| t.parse::<i64>().ok());
+    let embedded = params.get("embedded").is_some();
+    STATE.with(|s| s.borrow_mut().fixed_tab = fixed_tab);
+    if embedded {
+        document().document_element().unwrap().class_list().add_1("embedded")?;
+        wasm_bindgen_futures::spawn_local(async {
+            if let Ok(who) = background(json!({ "to": "whoami" })).await
+                && let Some(tab) = who.get("tabId").and_then(Value::as_i64)
+            {
+                STATE.with(|s| s.borrow_mut().fixed_tab = Some(tab));
+            }
+        });
+    }
+    wasm_bindgen_futures::spawn_local(watch_model_status());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Talking to the background.
+
+async fn background(message: Value) -> Result<Value, ExtError> {
+    let answer = ext::send_message(&message).await?;
+    if answer.get("ok").and_then(Value::as_bool) == Some(true) {
+        return Ok(answer.get("result").cloned().unwrap_or(Value::Null));
+    }
+    let error = answer.get("error").cloned().unwrap_or_default();
+    Err(ExtError::new(
+        error.get("code").and_then(Value::as_str).unwrap_or("EXT_NO_ANSWER"),
+        error.get("message").and_then(Value::as_str).unwrap_or("the background did not answer"),
+    ))
+}
+
+async fn host(method: &str, params: Value) -> Result<Value, ExtError> {
+    background(json!({ "to": "host", "method": method, "params": params })).await
+}
+
+async fn tab_op(tab_id: i64, op: &str, mut extra: Value) -> Result<Value, ExtError> {
+    extra["to"] = json!("tab");
+    extra["tabId"] = json!(tab_id);
+    extra["op"] = json!(op);
+    background(extra).await
+}
+
+async fn current_tab() -> Result<i64, ExtError> {
+    if let Some(tab) = STATE.with(|s| s.borrow().fixed_tab) {
+        return Ok(tab);
+    }
+    let query = json!({ "active": true, "currentWindow": true });
+    let tabs: Vec<Value> = ext::from_js(ext::call_async("tabs.query", &[ext::to_js(&query)]).await?)?;
+    tabs.first()
+        .and_then(|t| t.get("id"))
+        .and_then(Value::as_i64)
+        .ok_or_else(|| ExtError::new("EXT_NO_TAB", "there is no page to read in this window"))
+}
+
+/// Reads the page whole: one observation, its text gathered chunk by chunk with the cursor.
+async fn read_page(tab_id: i64, progress: &Element) -> Result<Observation, ExtError> {
+    let mut cursor = 0u64;
+    let mut whole: Option<Observation> = None;
+    loop {
+        let args = json!({ "maxChars": READ_CHUNK_CHARS, "cursor": cursor });
+        let chunk = tab_op(tab_id, "observe", json!({ "args": args })).await?;
+        let observation: Observation = serde_json::from_value(chunk["observation"].clone())
+            .map_err(|e| ExtError::new("OBSERVE_FAILED", format!("the page's observation does not parse: {e}")))?;
+        let total = chunk["total_chars"].as_u64().unwrap_or(0);
+        let next = chunk["cursor"].as_u64().unwrap_or(total);
+        match whole.as_mut() {
+            None => whole = Some(observation),
+            Some(whole) => whole.text.push_str(&observation.text),
+        }
+        if total > READ_CHUNK_CHARS as u64 {
+            progress.set_text_content(Some(&format!("Reading the page… {}%", next * 100 / total.max(1))));
+        }
+        if chunk["done"].as_bool() != Some(false) || next <= cursor {
+            break;
+        }
+        cursor = next;
+    }
+    whole.ok_or_else(|| ExtError::new("OBSERVE_FAILED", "the page gave no observation"))
+}
+
+async fn observe_for_plan(tab_id: i64) -> Result<Observation, ExtError> {
+    let args: Value = serde_json::from_str(PLAN_OBSERVATION).unwrap_or_default();
+    let chunk = tab_op(tab_id, "observe", json!({ "args": args })).await?;
+    serde_json::from_value(chunk["observation"].clone())
+        .map_err(|e| ExtError::new("OBSERVE_FAILED", format!("the page's observation does not parse: {e}")))
+}
+
+async fn open_tabs(tab_id: i64) -> Value {
+    match background(json!({ "to": "tabs", "tabId": tab_id })).await {
+        Ok(list) => Value::Array(
+            list["tabs"]
+                .as_array()
+                .map(|tabs| tabs.iter().map(|t| json!({ "title": t["title"], "url": t["origin"] })).collect())
+                .unwrap_or_default(),
+        ),
+        Err(_) => json!([]),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the page.
+
+fn el(tag: &str, class: &str) -> Element {
+    let element = document().create_element(tag).expect("createElement");
+    if !class.is_empty() {
+        element.set_class_name(class);
+    }
+    element
+}
+
+fn text_el(tag: &str, class: &str, text: &str) -> Element {
+    let element = el(tag, class);
+    element.set_text_content(Some(text));
+    element
+}
+
+fn button(label: &str, class: &str) -> Element {
+    let b = text_el("button", class, label);
+    let _ = b.set_attribute("type", "button");
+    b
+}
+
+/// Adds an event listener that lives as long as the page.
+fn on(target: &Element, event: &str, handler: impl FnMut(web_sys::Event) + 'static) {
+    let closure = Closure::<dyn FnMut(web_sys::Event)>::new(handler);
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    closure.forget();
+}
+
+fn build_skeleton() -> Result<(), JsValue> {
+    let body = document().body().ok_or("no body")?;
+    let header = el("header", "bar");
+    header.append_child(&text_el("h1", "brand", "Laika"))?;
+    let status = text_el("span", "status", "Connecting…");
+    status.set_id("status");
+    status.set_attribute("role", "status")?;
+    header.append_child(&status)?;
+    let history_toggle = button("History", "ghost");
+    history_toggle.set_id("history-toggle");
+    history_toggle.set_attribute("aria-expanded", "false")?;
+    history_toggle.set_attribute("aria-controls", "history")?;
+    header.append_child(&history_toggle)?;
+    if document().document_element().is_some_and(|d| d.class_list().contains("embedded")) {
+        let close = button("Close", "ghost");
+        on(&close, "click", |_| {
+            if let Some(parent) = web_sys::window().and_then(|w| w.parent().ok().flatten()) {
+                let _ = parent.post_message(&"laika:close".into(), "*");
+            }
+        });
+        header.append_child(&close)?;
+    }
+    body.append_child(&header)?;
+
+    let history = el("section", "history");
+    history.set_id("history");
+    history.set_attribute("aria-label", "History")?;
+    history.set_attribute("hidden", "")?;
+    body.append_child(&history)?;
+
+    let log = el("main", "log");
+    log.set_id("log");
+    log.set_attribute("aria-live", "polite")?;
+    log.append_child(&text_el(
+        "p",
+        "hint",
+        "Summarise this page, or ask about it. Laika runs on this computer; nothing happens on the page \
+         until you approve it.",
+    ))?;
+    body.append_child(&log)?;
+
+    let form = el("form", "composer");
+    form.set_id("composer");
+    let summarise = button("Summarise", "primary");
+    summarise.set_id("summarise");
+    form.append_child(&summarise)?;
+    let input = el("textarea", "input");
+    input.set_id("input");
+    input.set_attribute("rows", "2")?;
+    input.set_attribute("placeholder", "Ask about this page…")?;
+    input.set_attribute("aria-label", "Ask Laika about this page")?;
+    form.append_child(&input)?;
+    let ask = text_el("button", "secondary", "Ask");
+    ask.set_id("ask");
+    ask.set_attribute("type", "submit")?;
+    form.append_child(&ask)?;
+    body.append_child(&form)?;
+
+    on(&summarise, "click", |_| wasm_bindgen_futures::spawn_local(run_guarded(Action::Summarise)));
+    on(&form, "submit", |event| {
+        event.prevent_default();
+        submit_question();
+    });
+    on(&input, "keydown", |event| {
+        let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+        if key.key() == "Enter" && !key.shift_key() && !key.is_composing() {
+            event.prevent_default();
+            submit_question();
+        }
+    });
+    on(&history_toggle, "click", |_| wasm_bindgen_futures::spawn_local(toggle_history()));
+    // Escape takes any highlight off the page.
+    let root = document().document_element().ok_or("no root")?;
+    on(&root, "keydown", |event| {
+        if event.dyn_ref::<web_sys::KeyboardEvent>().is_some_and(|k| k.key() == "Escape") {
+            wasm_bindgen_futures::spawn_local(clear_highlight());
+        }
+    });
+    Ok(())
+}
+
+fn submit_question() {
+    let input: HtmlTextAreaElement = by_id("input").unchecked_into();
+    let question = input.value().trim().to_string();
+    if question.is_empty() {
+        return;
+    }
+    input.set_value("");
+    wasm_bindgen_futures::spawn_local(run_guarded(Action::Ask(question)));
+}
+
+enum Action {
+    Summarise,
+    Ask(String),
+}
+
+/// One action at a time: the buttons are disabled while it runs.
+async fn run_guarded(action: Action) {
+    if STATE.with(|s| std::mem::replace(&mut s.borrow_mut().busy, true)) {
+        return;
+    }
+    set_disabled(true);
+    let turn = new_turn(match &action {
+        Action::Summarise => "Summarise this page",
+        Action::Ask(question) => question,
+    });
+    let result = match action {
+        Action::Summarise => summarise(&turn, None).await,
+        Action::Ask(goal) => ask(&turn, &goal).await,
+    };
+    if let Err(error) = result {
+        show_error(&turn, &error);
+    }
+    STATE.with(|s| s.borrow_mut().busy = false);
+    set_disabled(false);
+}
+
+fn set_disabled(disabled: bool) {
+    for id in ["summarise", "ask"] {
+        let b = by_id(id);
+        let _ = if disabled { b.set_attribute("disabled", "") } else { b.remove_attribute("disabled") };
+    }
+}
+
+/// A turn in the log: the user's words, then Laika's answer as it comes.
+fn new_turn(user_text: &str) -> Element {
+    let log = by_id("log");
+    let turn = el("article", "turn");
+    turn.append_child(&text_el("p", "user", user_text)).ok();
+    let answer = el("div", "answer");
+    turn.append_child(&answer).ok();
+    log.append_child(&turn).ok();
+    scroll_to_end();
+    answer
+}
+
+fn scroll_to_end() {
+    let log: HtmlElement = by_id("log").unchecked_into();
+    log.set_scroll_top(log.scroll_height());
+}
+
+fn show_error(answer: &Element, error: &ExtError) {
+    let text = match error.code.as_str() {
+        "HOST_UNREACHABLE" | "HOST_DISCONNECTED" => format!(
+            "Laika's native host is not reachable ({}). Install it with `cargo xtask install`, then try again.",
+            error.message
+        ),
+        "TAB_UNREACHABLE" => format!("Laika cannot read this page: {}", error.message),
+        _ => format!("{} ({})", error.message, error.code),
+    };
+    let p = text_el("p", "error", &text);
+    p.set_attribute("role", "alert").ok();
+    answer.append_child(&p).ok();
+    scroll_to_end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summaries.
+
+async fn summarise(answer: &Element, question: Option<&str>) -> Result<(), ExtError> {
+    let tab_id = current_tab().await?;
+    let progress_line = text_el("p", "progress", "Reading the page…");
+    answer.append_child(&progress_line).ok();
+    let observation = read_page(tab_id, &progress_line).await?;
+    let conversation_id = STATE.with(|s| s.borrow().conversation_id.clone());
+    let mut params = json!({ "observation": observation, "conversation_id": conversation_id });
+    if let Some(question) = question {
+        params["question"] = json!(question);
+    }
+    let started = host("summary.start", params).await?;
+    remember_conversation(&started);
+    let job_id = started["job_id"].as_str().unwrap_or_default().to_string();
+    progress_line.set_text_content(Some("Summarising…"));
+    let bar = el("progress", "bar");
+    answer.insert_before(&bar, Some(&progress_line)).ok();
+    let stream = el("div", "stream");
+    answer.insert_before(&stream, Some(&bar)).ok();
+    let stop = button("Stop", "ghost");
+    answer.append_child(&stop).ok();
+    let stop_job = job_id.clone();
+    on(&stop, "click", move |_| {
+        let job = stop_job.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = host("summary.cancel", json!({ "job_id": job })).await;
+        });
+    });
+
+    let mut cursor = 0u64;
+    let last = loop {
+        let poll = host("summary.poll", json!({ "job_id": job_id, "cursor": cursor })).await?;
+        if let Some(delta) = poll["delta"].as_str().filter(|d| !d.is_empty()) {
+            // Append-only: a new text node per delta, never a rewrite of what is shown.
+            stream.append_child(&document().create_text_node(delta)).ok();
+            scroll_to_end();
+        }
+        cursor = poll["cursor"].as_u64().unwrap_or(cursor);
+        let (done_chunks, total_chunks) = (poll["chunks_done"].as_u64(), poll["chunks_total"].as_u64());
+        if let (Some(done), Some(total)) = (done_chunks, total_chunks)
+            && total > 0
+        {
+            bar.set_attribute("max", &total.to_string()).ok();
+            bar.set_attribute("value", &done.to_string()).ok();
+            if total > 1 {
+                progress_line
+                    .set_text_content(Some(&format!("Summarising… part {} of {total}", (done + 1).min(total))));
+            }
+        }
+        if poll["done"].as_bool() == Some(true) {
+            break poll;
+        }
+        ext::sleep_ms(POLL_MS).await;
+    };
+    stop.remove();
+    bar.remove();
+    progress_line.set_text_content(Some(&coverage_line(&last)));
+    if let Some(error) = last["error"].as_str().filter(|e| !e.is_empty()) {
+        show_error(answer, &ExtError::new("SUMMARY_FAILED", error));
+    }
+    if last["cancelled"].as_bool() == Some(true) {
+        answer.append_child(&text_el("p", "note", "Stopped.")).ok();
+    }
+    let citations = last.pointer("/result/response/assistant/citations").cloned().unwrap_or(json!([]));
+    show_citations(answer, &citations, tab_id);
+    Ok(())
+}
+
+fn coverage_line(poll: &Value) -> String {
+    let read = poll.pointer("/coverage/chars_read").and_then(Value::as_u64).unwrap_or(0);
+    let total = poll.pointer("/coverage/chars_total").and_then(Value::as_u64).unwrap_or(0);
+    let ratio = poll.pointer("/coverage/ratio").and_then(Value::as_f64).unwrap_or(0.0);
+    let chunks = poll["chunks_total"].as_u64().unwrap_or(1);
+    let percent = (ratio * 100.0).floor() as u64;
+    let parts = if chunks > 1 { format!(", in {chunks} parts") } else { String::new() };
+    format!("Read {percent}% of the page ({read} of {total} characters{parts}).")
+}
+
+fn remember_conversation(reply: &Value) {
+    if let Some(id) = reply.pointer("/conversation/id").and_then(Value::as_str) {
+        STATE.with(|s| s.borrow_mut().conversation_id = Some(id.to_string()));
+    }
+}
+
+/// The citations under an answer: each quote lights up its element while pointed at or focused.
+fn show_citations(answer: &Element, citations: &Value, tab_id: i64) {
+    let Some(list) = citations.as_array().filter(|l| !l.is_empty()) else { return };
+    let heading = text_el("h2", "sources", "Sources on this page");
+    answer.append_child(&heading).ok();
+    let ol = el("ol", "citations");
+    for citation in list {
+        let quote = citation["quote"].as_str().unwrap_or_default();
+        if quote.is_empty() {
+            continue;
+        }
+        let li = el("li", "");
+        let cite = button(quote, "cite");
+        let handle = citation["handle_id"].as_str().map(String::from);
+        match &handle {
+            Some(handle) => {
+                cite.set_attribute("data-handle", handle).ok();
+                cite.set_attribute("title", "Show on the page").ok();
+            }
+            None => {
+                cite.set_attribute("aria-disabled", "true").ok();
+            }
+        }
+        if let Some(handle) = handle {
+            for event in ["mouseenter", "focus"] {
+                let handle = handle.clone();
+                on(&cite, event, move |_| {
+                    let handle = handle.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = tab_op(tab_id, "highlight", json!({ "handleId": handle })).await;
+                    });
+                });
+            }
+            for event in ["mouseleave", "blur"] {
+                on(&cite, event, |_| wasm_bindgen_futures::spawn_local(clear_highlight()));
+            }
+        }
+        li.append_child(&cite).ok();
+        ol.append_child(&li).ok();
+    }
+    answer.append_child(&ol).ok();
+    scroll_to_end();
+}
+
+async fn clear_highlight() {
+    if let Ok(tab_id) = current_tab().await {
+        let _ = tab_op(tab_id, "clear", json!({})).await;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning, approvals and tools.
+
+/// What a planning run needs from step to step.
+#[derive(Clone)]
+struct Run {
+    tab_id: i64,
+    goal: String,
+    origin: Option<String>,
+    observation: Rc<Observation>,
+}
+
+async fn ask(answer: &Element, goal: &str) -> Result<(), ExtError> {
+    let tab_id = current_tab().await?;
+    let thinking = text_el("p", "progress", "Looking at the page…");
+    answer.append_child(&thinking).ok();
+    let observation = observe_for_plan(tab_id).await?;
+    let tabs = open_tabs(tab_id).await;
+    thinking.set_text_content(Some("Thinking…"));
+    let conversation_id = STATE.with(|s| s.borrow().conversation_id.clone());
+    let reply = host(
+        "plan",
+        json!({ "goal": goal, "observation": observation, "tabs": tabs, "conversation_id": conversation_id }),
+    )
+    .await;
+    thinking.remove();
+    let reply = reply?;
+    let run =
+        Run { tab_id, goal: goal.to_string(), origin: origin_of(&observation.url), observation: Rc::new(observation) };
+    show_step(answer, run, reply).await
+}
+
+/// Shows one planning step and runs what may run; approval cards continue the run on a click.
+async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtError> {
+    remember_conversation(&reply);
+    let step = el("section", "step");
+    answer.append_child(&step).ok();
+    if let Some(render) = reply.get("render").filter(|r| !r.is_null()) {
+        let (rendered, _dropped) =
+            render_dom::render_value(&document(), render).map_err(|e| ExtError::from_js("RENDER_FAILED", &e))?;
+        step.append_child(&rendered).ok();
+    } else if let Some(summary) = reply["summary"].as_str().filter(|s| !s.is_empty()) {
+        step.append_child(&text_el("p", "", summary)).ok();
+    }
+    show_citations(&step, &reply["citations"], run.tab_id);
+    let calls = reply["tool_calls"].as_array().cloned().unwrap_or_default();
+    for call in calls {
+        let verdict = call.pointer("/decision/verdict").and_then(Value::as_str).unwrap_or("deny").to_string();
+        match verdict.as_str() {
+            "allow" => {
+                if let Err(error) = run_call(&step, &run, &reply, &call).await {
+                    show_error(&step, &error);
+                }
+            }
+            "ask" => show_card(&step, &run, &reply, &call),
+            _ => {
+                let reason = call.pointer("/decision/reason").and_then(Value::as_str).unwrap_or("not allowed");
+                let name = call["name"].as_str().unwrap_or_default();
+                step.append_child(&text_el("p", "refused", &format!("Blocked by Laika's policy: {name} — {reason}.")))
+                    .ok();
+            }
+        }
+    }
+    scroll_to_end();
+    Ok(())
+}
+
+/// The approval card for one `ask` call. Nothing runs until Approve (or Always on this site).
+fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
+    let raw = RawToolCall {
+        name: call["name"].as_str().unwrap_or_default().to_string(),
+        arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
+    };
+    let (Ok(typed), Ok(decision)) = (raw.to_typed(), serde_json::from_value::<Decision>(call["decision"].clone()))
+    else {
+        step.append_child(&text_el("p", "refused", "A proposed action could not be read; it was not run.")).ok();
+        return;
+    };
+    let Some(card) = ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) else { return };
+    let node = el("div", "card");
+    node.set_attribute("role", "group").ok();
+    node.set_attribute("aria-label", "Approval needed").ok();
+    node.append_child(&text_el("p", "card-kicker", "Approval needed")).ok();
+    node.append_child(&text_el("h3", "card-title", &card.title)).ok();
+    node.append_child(&text_el("code", "card-tool", card.tool)).ok();
+    if let Some(target) = &card.target {
+        let preview = el("div", "card-target");
+        preview.append_child(&text_el("span", "card-role", &target.role)).ok();
+        preview.append_child(&text_el("span", "card-text", &target.text)).ok();
+        if let Some(href) = &target.href {
+            preview.append_child(&text_el("span", "card-href", href)).ok();
+        }
+        node.append_child(&preview).ok();
+    }
+    if !card.arguments.is_empty() {
+        let dl = el("dl", "card-args");
+        for (key, value) in &card.arguments {
+            dl.append_child(&text_el("dt", "", key)).ok();
+            dl.append_child(&text_el("dd", "", value)).ok();
+        }
+        node.append_child(&dl).ok();
+    }
+    for warning in &card.warnings {
+        node.append_child(&text_el("p", "card-warning", warning)).ok();
+    }
+    let actions = el("div", "card-actions");
+    let approve = button("Approve", "primary");
+    let deny = button("Deny", "secondary");
+    actions.append_child(&approve).ok();
+    actions.append_child(&deny).ok();
+    let always = card.always_on_site.map(|_| button("Always on this site", "ghost"));
+    if let Some(always) = &always {
+        actions.append_child(always).ok();
+    }
+    node.append_child(&actions).ok();
+    let outcome = text_el("p", "card-outcome", "");
+    outcome.set_attribute("role", "status").ok();
+    node.append_child(&outcome).ok();
+    step.append_child(&node).ok();
+
+    let buttons: Vec<Element> =
+        [Some(approve.clone()), Some(deny.clone()), always.clone()].into_iter().flatten().collect();
+    let choices = [("approve", Some(approve)), ("deny", Some(deny)), ("always_on_site", always)];
+    for (decision_name, button) in choices {
+        let Some(button) = button else { continue };
+        let (run, reply, call, step, node, outcome, buttons) =
+            (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone(), buttons.clone());
+        on(&button, "click", move |_| {
+            for b in &buttons {
+                b.set_attribute("disabled", "").ok();
+            }
+            let (run, reply, call, step, node, outcome) =
+                (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = decide(decision_name, &step, &run, &reply, &call, &outcome).await;
+                node.class_list().add_1(if decision_name == "deny" { "denied" } else { "approved" }).ok();
+                if let Err(error) = result {
+                    show_error(&step, &error);
+                }
+            });
+        });
+    }
+}
+
+async fn decide(
+    decision: &str,
+    step: &Element,
+    run: &Run,
+    reply: &Value,
+    call: &Value,
+    outcome: &Element,
+) -> Result<(), ExtError> {
+    let approval_id = call["approval_id"].as_str().unwrap_or_default();
+    host("approval.decide", json!({ "approval_id": approval_id, "decision": decision })).await?;
+    if decision == "deny" {
+        outcome.set_text_content(Some("Denied. Nothing was done."));
+        return Ok(());
+    }
+    outcome.set_text_content(Some(if decision == "always_on_site" {
+        "Approved, and allowed on this site from now on."
+    } else {
+        "Approved."
+    }));
+    run_call(step, run, reply, call).await
+}
+
+/// Runs an allowed or approved call in the observed tab, reports the result to the host with a
+/// fresh observation, and shows the next step the host plans.
+async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Result<(), ExtError> {
+    let name = call["name"].as_str().unwrap_or_default().to_string();
+    if name == "content.summarize" {
+        return summarise(step, Some(&run.goal)).await;
+    }
+    let running = text_el("p", "progress", &format!("Running {name}…"));
+    step.append_child(&running).ok();
+    let outcome = if name == "browser.observe_dom" {
+        let args = call["arguments"].clone();
+        tab_op(run.tab_id, "observe", json!({ "args": args })).await.map(|c| json!({ "chars": c["total_chars"] }))
+    } else {
+        tab_op(run.tab_id, "run", json!({ "name": name, "arguments": call["arguments"], "origin": run.origin })).await
+    };
+    running.remove();
+    let (ok, result, error) = match &outcome {
+        Ok(result) => {
+            step.append_child(&text_el("p", "done", &format!("Done: {name}."))).ok();
+            (true, result.clone(), Value::Null)
+        }
+        Err(error) => {
+            show_error(step, error);
+            (false, Value::Null, error.to_json())
+        }
+    };
+    // The page may have changed: observe again and let the host plan the next step.
+    let observation = observe_for_plan(run.tab_id).await.ok();
+    let conversation_id = STATE.with(|s| s.borrow().conversation_id.clone());
+    let mut params = json!({
+        "run_id": reply["run_id"],
+        "conversation_id": conversation_id,
+        "step": reply["step"],
+        "call_id": call["id"],
+        "name": name,
+        "ok": ok,
+        "result": result,
+        "error": error,
+    });
+    if let Some(observation) = &observation
+        && reply["done"].as_bool() != Some(true)
+    {
+        params["observation"] = json!(observation);
+        params["goal"] = json!(run.goal);
+    }
+    let next = host("tool.result", params).await?;
+    if next.get("tool_calls").is_some() {
+        let run = Run {
+            observation: observation.map(Rc::new).unwrap_or_else(|| run.observation.clone()),
+            origin: run.origin.clone(),
+            ..run.clone()
+        };
+        Box::pin(show_step(step, run, next)).await?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model status and history.
+
+async fn watch_model_status() {
+    let status = by_id("status");
+    loop {
+        let (text, state, again) = match host("model.status", json!({})).await {
+            Ok(reply) => {
+                let s = &reply["status"];
+                let state = s["state"].as_str().unwrap_or("unknown").to_string();
+                let engine = s["engine"].as_str().unwrap_or("model");
+                let model = s["model_id"].as_str().unwrap_or_default();
+                let text = match state.as_str() {
+                    "ready" if s["fallback"].as_bool() == Some(true) => "No model: extractive summaries".to_string(),
+                    "ready" => format!("Ready · {}", if model.is_empty() { engine } else { model }),
+                    "loading" => "Loading the model…".to_string(),
+                    "not_installed" => "No model installed: extractive summaries".to_string(),
+                    "failed" => {
+                        let why = s.pointer("/error/message").and_then(Value::as_str).unwrap_or("see the host log");
+                        format!("Model failed: {why}")
+                    }
+                    other => other.to_string(),
+                };
+                let again = state == "loading";
+                (text, state, again)
+            }
+            Err(error) => (format!("Host not connected ({})", error.code), "offline".to_string(), false),
+        };
+        status.set_text_content(Some(&text));
+        status.set_attribute("data-state", &state).ok();
+        if !again {
+            break;
+        }
+        ext::sleep_ms(1000).await;
+    }
+}
+
+async fn toggle_history() {
+    let panel = by_id("history");
+    let toggle = by_id("history-toggle");
+    if !panel.has_attribute("hidden") {
+        panel.set_attribute("hidden", "").ok();
+        toggle.set_attribute("aria-expanded", "false").ok();
+        return;
+    }
+    panel.remove_attribute("hidden").ok();
+    toggle.set_attribute("aria-expanded", "true").ok();
+    panel.set_text_content(None);
+    panel.append_child(&text_el("h2", "", "History")).ok();
+    let list = match host("history.list", json!({ "limit": 50 })).await {
+        Ok(list) => list,
+        Err(error) => {
+            panel.append_child(&text_el("p", "error", &error.to_string())).ok();
+            return;
+        }
+    };
+    let conversations = list["conversations"].as_array().cloned().unwrap_or_default();
+    if conversations.is_empty() {
+        panel.append_child(&text_el("p", "note", "No conversations yet.")).ok();
+        return;
+    }
+    let ul = el("ul", "conversations");
+    for conversation in conversations {
+        let id = conversation["id"].as_str().unwrap_or_default().to_string();
+        let title = conversation["title"].as_str().filter(|t| !t.is_empty()).unwrap_or("Untitled conversation");
+        let when = conversation["updated_at"].as_str().unwrap_or_default();
+        let li = el("li", "");
+        let open = button(title, "link");
+        li.append_child(&open).ok();
+        li.append_child(&text_el("span", "when", when)).ok();
+        let delete = button("Delete", "ghost small");
+        delete.set_attribute("aria-label", &format!("Delete {title}")).ok();
+        li.append_child(&delete).ok();
+        let detail = el("div", "detail");
+        li.append_child(&detail).ok();
+        let open_id = id.clone();
+        let open_detail = detail.clone();
+        on(&open, "click", move |_| {
+            let (id, detail) = (open_id.clone(), open_detail.clone());
+            wasm_bindgen_futures::spawn_local(async move { show_conversation(&id, &detail).await });
+        });
+        let item = li.clone();
+        on(&delete, "click", move |_| {
+            let (id, item) = (id.clone(), item.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                if host("history.delete", json!({ "conversation_id": id })).await.is_ok() {
+                    item.remove();
+                }
+            });
+        });
+        ul.append_child(&li).ok();
+    }
+    panel.append_child(&ul).ok();
+}
+
+async fn show_conversation(id: &str, detail: &Element) {
+    detail.set_text_content(None);
+    let conversation = match host("history.get", json!({ "conversation_id": id })).await {
+        Ok(c) => c,
+        Err(error) => {
+            detail.append_child(&text_el("p", "error", &error.to_string())).ok();
+            return;
+        }
+    };
+    for message in conversation["messages"].as_array().cloned().unwrap_or_default() {
+        let role = message.pointer("/sender/role").and_then(Value::as_str).unwrap_or_default();
+        if let Some(render) = message.pointer("/assistant/render") {
+            if let Ok((rendered, _)) = render_dom::render_value(&document(), render) {
+                detail.append_child(&rendered).ok();
+            }
+        } else if let Some(text) = message.pointer("/input/user_message/text").and_then(Value::as_str) {
+            detail.append_child(&text_el("p", "user", text)).ok();
+        } else if role == "tool" {
+            let name = message.pointer("/tool/name").and_then(Value::as_str).unwrap_or("tool");
+            detail.append_child(&text_el("p", "note", &format!("Ran {name}"))).ok();
+        }
+    }
+}
