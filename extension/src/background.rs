@@ -270,14 +270,7 @@ async fn to_content(tab_id: i64, message: &Value) -> Result<Value, ExtError> {
             ext::send_to_tab(tab_id, message).await?
         }
     };
-    if answer.get("ok").and_then(Value::as_bool) == Some(true) {
-        return Ok(answer.get("result").cloned().unwrap_or(Value::Null));
-    }
-    let error = answer.get("error").cloned().unwrap_or_default();
-    Err(ExtError::new(
-        error.get("code").and_then(Value::as_str).unwrap_or("TAB_UNREACHABLE"),
-        error.get("message").and_then(Value::as_str).unwrap_or("the page did not answer"),
-    ))
+    ext::unwrap_reply(&answer, ("TAB_UNREACHABLE", "the page did not answer"))
 }
 
 async fn inject_content_script(tab_id: i64) -> Result<(), ExtError> {

@@ -58,15 +58,7 @@ fn handle(message: &Value) -> Result<Value, ExtError> {
             let arguments = message.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
             // page_tools answers in the reply shape already; unwrap it so errors stay errors.
             let outcome = page_tools::run_tool(&live_dom()?, name, &arguments);
-            if outcome.get("ok").and_then(Value::as_bool) == Some(true) {
-                Ok(outcome.get("result").cloned().unwrap_or(Value::Null))
-            } else {
-                let error = outcome.get("error").cloned().unwrap_or_default();
-                Err(ExtError::new(
-                    error.get("code").and_then(Value::as_str).unwrap_or("TOOL_FAILED"),
-                    error.get("message").and_then(Value::as_str).unwrap_or("the tool failed"),
-                ))
-            }
+            ext::unwrap_reply(&outcome, ("TOOL_FAILED", "the tool failed"))
         }
         "highlight" => {
             let handle = message.get("handleId").and_then(Value::as_str).unwrap_or_default();

@@ -153,6 +153,19 @@ where
     Ok(())
 }
 
+/// A reply in the `{ok: true, result}` / `{ok: false, error: {code, message}}` shape, as a
+/// result; `silent` names who failed to answer when the reply says nothing.
+pub fn unwrap_reply(answer: &Value, silent: (&str, &str)) -> Result<Value, ExtError> {
+    if answer.get("ok").and_then(Value::as_bool) == Some(true) {
+        return Ok(answer.get("result").cloned().unwrap_or(Value::Null));
+    }
+    let error = answer.get("error").cloned().unwrap_or_default();
+    Err(ExtError::new(
+        error.get("code").and_then(Value::as_str).unwrap_or(silent.0),
+        error.get("message").and_then(Value::as_str).unwrap_or(silent.1),
+    ))
+}
+
 /// `runtime.sendMessage(message)` → the reply.
 pub async fn send_message(message: &Value) -> Result<Value, ExtError> {
     let reply = call_async("runtime.sendMessage", &[to_js(message)]).await?;

@@ -60,13 +60,16 @@ fn by_id(id: &str) -> Element {
 /// Starts the sidecar: called once by `sidecar.js` after the WASM is instantiated.
 #[wasm_bindgen(js_name = sidecarStart)]
 pub fn sidecar_start() -> Result<(), JsValue> {
-    build_skeleton()?;
-    let params = web_sys::Url::new(&web_sys::window().unwrap().location().href()?)?.search_params();
+    let params = web_sys::Url::new(&web_sys::window().ok_or("no window")?.location().href()?)?.search_params();
     let fixed_tab = params.get("tab").and_then(|t| t.parse::<i64>().ok());
     let embedded = params.get("embedded").is_some();
     STATE.with(|s| s.borrow_mut().fixed_tab = fixed_tab);
     if embedded {
-        document().document_element().unwrap().class_list().add_1("embedded")?;
+        // Framed into a page: the skeleton gets a Close button.
+        document().document_element().ok_or("no root")?.class_list().add_1("embedded")?;
+    }
+    build_skeleton()?;
+    if embedded {
         wasm_bindgen_futures::spawn_local(async {
             if let Ok(who) = background(json!({ "to": "whoami" })).await
                 && let Some(tab) = who.get("tabId").and_then(Value::as_i64)
@@ -84,14 +87,7 @@ pub fn sidecar_start() -> Result<(), JsValue> {
 
 async fn background(message: Value) -> Result<Value, ExtError> {
     let answer = ext::send_message(&message).await?;
-    if answer.get("ok").and_then(Value::as_bool) == Some(true) {
-        return Ok(answer.get("result").cloned().unwrap_or(Value::Null));
-    }
-    let error = answer.get("error").cloned().unwrap_or_default();
-    Err(ExtError::new(
-        error.get("code").and_then(Value::as_str).unwrap_or("EXT_NO_ANSWER"),
-        error.get("message").and_then(Value::as_str).unwrap_or("the background did not answer"),
-    ))
+    ext::unwrap_reply(&answer, ("EXT_NO_ANSWER", "the background did not answer"))
 }
 
 async fn host(method: &str, params: Value) -> Result<Value, ExtError> {
