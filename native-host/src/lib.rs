@@ -24,6 +24,7 @@ pub mod engine;
 pub mod ground;
 pub mod history;
 pub mod host;
+pub mod install;
 pub mod models;
 pub mod prompt;
 pub mod summary;

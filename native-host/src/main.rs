@@ -1,12 +1,13 @@
 //! `laika-host`: Laika's trusted native half. Started by a browser (or with `laika-host native`)
 //! it speaks native messaging on stdio ([`transport`], [`api`]); from a terminal it offers the
 //! protocol tools (`validate`, `render`, `parse-output`, `observe`), the whole summary pipeline on
-//! a file (`summarize`), and `history` and `model` management. The work is done by the
-//! `laika_host` library (`src/lib.rs`), which the Safari static library shares.
+//! a file (`summarize`), `history` and `model` management, and `install` (registering the host
+//! with the browsers). The work is done by the `laika_host` library (`src/lib.rs`), which the
+//! Safari static library shares.
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{api, bench, cli, host, init_logging, runtime, transport};
+use laika_host::{api, bench, cli, host, init_logging, install, runtime, transport};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -62,6 +63,9 @@ enum Command {
     /// Local models: install, list, status.
     #[command(subcommand)]
     Model(cli::ModelCommand),
+    /// Register the host with the browsers (user-scope native-messaging manifests on Linux and
+    /// macOS), or with `--uninstall` remove it.
+    Install(install::InstallArgs),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -270,6 +274,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Plan(args) => cli::plan(args),
         Command::History(command) => cli::history(command),
         Command::Model(command) => cli::model(command),
+        Command::Install(args) => install::run(args),
         Command::Bench(args) => bench::run(args),
     }
 }
