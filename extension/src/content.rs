@@ -86,7 +86,8 @@ pub fn observe_options(args: &Map<String, Value>) -> Result<ObserveOptions, ExtE
     }
 }
 
-fn observe(args: &Map<String, Value>) -> Result<Value, ExtError> {
+/// The chunked observation of this page for `browser.observe_dom` arguments.
+pub fn observe(args: &Map<String, Value>) -> Result<Value, ExtError> {
     let options = observe_options(args)?;
     let dom = live_dom()?;
     let chunk = observe_chunk(&dom, &dom.url(), &options);

@@ -6,7 +6,7 @@
 //! `Reflect`) rather than bound statically, because which of them exist differs per browser and
 //! per context (a content script has no `tabs`).
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -188,14 +188,4 @@ pub fn extension_url(path: &str) -> String {
 /// Sleeps without blocking the event loop.
 pub async fn sleep_ms(ms: u32) {
     gloo_timers::future::TimeoutFuture::new(ms).await;
-}
-
-/// An empty JS object.
-pub fn object() -> Object {
-    Object::new()
-}
-
-/// Logs to the console of the current context.
-pub fn log(message: &str) {
-    web_sys::console::log_1(&JsValue::from_str(message));
 }

@@ -129,25 +129,12 @@ impl Dom for LiveDom {
 
 /// `browser.observe_dom` on the live page. Takes the tool's arguments as JSON (checked against
 /// the catalogue, budgets and cursor included) and returns the chunked observation
-/// `{observation, cursor, done, total_chars}` as JSON; errors carry their stable code.
+/// `{observation, cursor, done, total_chars}` as JSON; errors carry their stable code. The same
+/// reading the content script answers `observe` messages with ([`crate::content::observe`]).
 #[wasm_bindgen::prelude::wasm_bindgen(js_name = observeDom)]
 pub fn observe_dom(arguments_json: &str) -> Result<String, JsValue> {
-    use laika_shared::observe::{ObserveOptions, observe_chunk};
-    use laika_shared::tools::{RawToolCall, ToolCall};
     let arguments: serde_json::Map<String, serde_json::Value> = serde_json::from_str(arguments_json)
         .map_err(|e| JsValue::from_str(&format!("TOOL_ARGS_INVALID: arguments are not a JSON object: {e}")))?;
-    let call = RawToolCall { name: "browser.observe_dom".into(), arguments };
-    let args = match call.to_typed() {
-        Ok(ToolCall::ObserveDom(args)) => args,
-        Ok(_) => return Err(JsValue::from_str("TOOL_UNKNOWN: not browser.observe_dom")),
-        Err(violations) => {
-            let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
-            return Err(JsValue::from_str(&text.join("; ")));
-        }
-    };
-    let window = web_sys::window().ok_or_else(|| JsValue::from_str("LIVE_DOM_UNAVAILABLE: no window"))?;
-    let dom = LiveDom::new(window).ok_or_else(|| JsValue::from_str("LIVE_DOM_UNAVAILABLE: no document"))?;
-    let url = dom.url();
-    let chunk = observe_chunk(&dom, &url, &ObserveOptions::from_args(&args));
-    serde_json::to_string(&chunk).map_err(|e| JsValue::from_str(&e.to_string()))
+    let chunk = crate::content::observe(&arguments).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(chunk.to_string())
 }

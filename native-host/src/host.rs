@@ -156,6 +156,21 @@ pub struct EngineStatus {
     pub fallback: bool,
 }
 
+impl EngineStatus {
+    /// The state while an engine is being loaded: nothing known about it yet.
+    fn loading(engine: EngineKind) -> EngineStatus {
+        EngineStatus {
+            state: "loading",
+            engine,
+            model_id: None,
+            model_path: None,
+            error: None,
+            load_ms: None,
+            fallback: false,
+        }
+    }
+}
+
 pub struct Host {
     pub data_dir: PathBuf,
     pub config: Mutex<Config>,
@@ -173,15 +188,7 @@ impl Host {
         let config = Config::load(data_dir)?;
         let history = History::open(&data_dir.join("history.sqlite3"), StoragePolicy::from_env())
             .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
-        let status = EngineStatus {
-            state: "loading",
-            engine: config.engine,
-            model_id: None,
-            model_path: None,
-            error: None,
-            load_ms: None,
-            fallback: false,
-        };
+        let status = EngineStatus::loading(config.engine);
         Ok(Arc::new(Host {
             data_dir: data_dir.to_path_buf(),
             debug: Arc::new(DebugLog::from_env(data_dir)),
@@ -231,17 +238,7 @@ impl Host {
     pub async fn load_engine(self: &Arc<Self>) {
         let config = self.config();
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = None;
-        self.set_status(|s| {
-            *s = EngineStatus {
-                state: "loading",
-                engine: config.engine,
-                model_id: None,
-                model_path: None,
-                error: None,
-                load_ms: None,
-                fallback: false,
-            }
-        });
+        self.set_status(|s| *s = EngineStatus::loading(config.engine));
         let started = Instant::now();
         let loaded: std::result::Result<Arc<dyn Engine>, (&'static str, Value)> = match config.engine {
             EngineKind::Extractive => Ok(Arc::new(ExtractiveEngine)),
