@@ -21,9 +21,11 @@ use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-/// Starts the content script: called once by the loader after the WASM is instantiated.
+/// Starts the content script: called once by the loader after the WASM is instantiated, with the
+/// loader's extension API object (see [`ext::provide_api`]).
 #[wasm_bindgen(js_name = contentStart)]
-pub fn content_start() -> Result<(), JsValue> {
+pub fn content_start(api: JsValue) -> Result<(), JsValue> {
+    ext::provide_api(api);
     ext::on_message(|message: Value, _sender: Value| {
         if message.get("to").and_then(Value::as_str) != Some("content") {
             return None;

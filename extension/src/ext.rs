@@ -47,8 +47,25 @@ impl std::fmt::Display for ExtError {
     }
 }
 
+thread_local! {
+    /// The API object a loader handed over ([`provide_api`]).
+    static PROVIDED_API: std::cell::RefCell<Option<JsValue>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Takes the API object from the loader. Firefox runs a module that a content script imports
+/// with the page's window as its global, where the content script's `browser` is not visible;
+/// the loader, a content script itself, can see it and passes it in.
+pub fn provide_api(api: JsValue) {
+    if api.is_object() && Reflect::get(&api, &"runtime".into()).is_ok_and(|r| r.is_object()) {
+        PROVIDED_API.with(|slot| *slot.borrow_mut() = Some(api));
+    }
+}
+
 /// The extension API object (`browser` or `chrome`).
 pub fn api() -> Result<JsValue, ExtError> {
+    if let Some(api) = PROVIDED_API.with(|slot| slot.borrow().clone()) {
+        return Ok(api);
+    }
     let global = js_sys::global();
     for name in ["browser", "chrome"] {
         let value = Reflect::get(&global, &name.into()).unwrap_or(JsValue::UNDEFINED);

@@ -15,7 +15,8 @@
   import(url("pkg/laika_extension.js"))
     .then(async (wasm) => {
       await wasm.default({ module_or_path: url("pkg/laika_extension_bg.wasm") });
-      wasm.contentStart();
+      // The API object goes in by hand: Firefox gives an imported module the page's global.
+      wasm.contentStart(api);
     })
     .catch((error) => fallback(String((error && error.message) || error)));
 

@@ -28,6 +28,8 @@ const WASM_PROFILE: &str = "wasm-release";
 pub struct Built {
     /// `dist/chrome`, what the end-to-end suite loads.
     pub chrome: PathBuf,
+    /// `dist/firefox`.
+    pub firefox: PathBuf,
 }
 
 pub fn target_dir(root: &Path) -> PathBuf {
@@ -125,7 +127,7 @@ pub fn build(root: &Path, optimise: bool) -> Result<Built> {
     fs::create_dir_all(&bench)?;
     fs::write(bench.join("size.json"), serde_json::to_string_pretty(&report)?)?;
     eprintln!("    dist/{{{}}} and their zips are ready", BROWSERS.join(","));
-    Ok(Built { chrome: dist.join("chrome") })
+    Ok(Built { chrome: dist.join("chrome"), firefox: dist.join("firefox") })
 }
 
 /// The wasm-bindgen CLI must be the version the lock file pins, or the glue will not match.

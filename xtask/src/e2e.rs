@@ -5,7 +5,8 @@
 //! it never downloads a browser), and runs `tests/e2e/extension.mjs`: a fresh Chromium profile
 //! with the host registered in it, fixture pages served from localhost (one set under
 //! `script-src 'self'`), and the real sidecar UI driven through summaries, citations, approval
-//! cards, form typing, a 150,000-character page and a host killed mid-session.
+//! cards, form typing, a 150,000-character page and a host killed mid-session; then, when Firefox
+//! ESR is installed, `tests/e2e/firefox.mjs`: the Firefox build through one summary round trip.
 
 use anyhow::{Context, Result, bail};
 use std::io::{BufRead, BufReader};
@@ -13,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const FIREFOX: &str = "/usr/bin/firefox-esr";
 
 /// Whether this machine can run the suite (Chromium and the wasm-bindgen CLI).
 pub fn available() -> bool {
@@ -23,9 +25,22 @@ pub fn available() -> bool {
 
 /// Runs the suite; returns (passed, failed) checks.
 pub fn e2e(root: &Path) -> Result<(u64, u64)> {
-    let built = super::build::build(root, true)?;
-    super::run("laika-host", super::cargo().args(["build", "-p", "laika-host"]))?;
-    let host = super::build::target_dir(root).join("debug").join("laika-host");
+    // Installed the way `cargo xtask install` installs, into a scratch home: a fresh Chromium
+    // profile with the host registered in it, the host copied out of the build directory, and
+    // the model from the wheel when one is given.
+    let scratch = std::env::temp_dir().join(format!("laika-e2e-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let wheel = std::env::var_os("LAIKA_SMOLLM2_WHEEL").map(std::path::PathBuf::from).filter(|w| w.is_file());
+    let options = super::install::InstallOptions {
+        user_data_dir: Some(scratch.join("profile")),
+        data_dir: Some(scratch.join("data")),
+        bin_dir: Some(scratch.join("bin")),
+        no_model: wheel.is_none(),
+        wheel,
+        quiet: true,
+        ..Default::default()
+    };
+    let installed = super::install::install(root, &options)?;
     let suite = root.join("tests/e2e");
     if !suite.join("node_modules/playwright-core").exists() {
         super::run(
@@ -35,22 +50,66 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     }
     eprintln!("==> end-to-end in Chromium");
     let out = super::build::target_dir(root).join("e2e");
-    let mut child = Command::new("node")
+    let mut chromium = node();
+    chromium
         .arg(suite.join("extension.mjs"))
-        .env("LAIKA_DIST", &built.chrome)
-        .env("LAIKA_HOST_BIN", &host)
+        .env("LAIKA_DIST", &installed.chrome)
+        .env("LAIKA_HOST_BIN", &installed.host)
+        .env("LAIKA_E2E_PROFILE", scratch.join("profile"))
+        .env("LAIKA_E2E_DATA", scratch.join("data"))
         .env("LAIKA_FIXTURES", root.join("tests/fixtures/pages"))
         .env("LAIKA_E2E_OUT", &out)
-        .env("CHROMIUM", CHROMIUM)
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("cannot start node")?;
+        .env("CHROMIUM", CHROMIUM);
+    let chromium = run_suite(&mut chromium, "e2e: ");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let (mut passed, mut failed) = chromium?;
+
+    if Path::new(FIREFOX).exists() {
+        eprintln!("==> end-to-end in Firefox ESR");
+        let mut firefox = node();
+        firefox
+            .arg(suite.join("firefox.mjs"))
+            .env("LAIKA_FIREFOX_DIST", &installed.firefox)
+            .env("LAIKA_HOST_BIN", &installed.host)
+            .env("LAIKA_FIXTURES", root.join("tests/fixtures/pages"))
+            .env("LAIKA_E2E_OUT", &out)
+            .env("FIREFOX", FIREFOX);
+        let (p, f) = run_suite(&mut firefox, "firefox: ")?;
+        passed += p;
+        failed += f;
+    } else if std::env::var_os("CI").is_some() {
+        bail!("CI needs {FIREFOX} for the Firefox round trip (.ci/run installs firefox-esr)");
+    } else {
+        eprintln!("    skipping Firefox: {FIREFOX} is not installed (apt-get install firefox-esr)");
+    }
+    eprintln!("    end-to-end: {passed} checks passed; screenshots in {}", out.display());
+    Ok((passed, failed))
+}
+
+/// `node`, with its WebSocket switched on where it is still experimental (node 20): the Firefox
+/// suite speaks WebDriver BiDi over it.
+fn node() -> Command {
+    let mut command = Command::new("node");
+    let has_websocket = Command::new("node")
+        .args(["-p", "typeof WebSocket"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "function");
+    if !has_websocket {
+        command.arg("--experimental-websocket");
+    }
+    command
+}
+
+/// Runs a suite script, passing its output through; the counts come from its closing
+/// `<prefix>N passed, M failed` line.
+fn run_suite(command: &mut Command, prefix: &str) -> Result<(u64, u64)> {
+    let mut child = command.stdout(Stdio::piped()).spawn().context("cannot start node")?;
     let (mut passed, mut failed) = (0, 0);
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
             let line = line?;
             println!("{line}");
-            if let Some(rest) = line.strip_prefix("e2e: ") {
+            if let Some(rest) = line.strip_prefix(prefix) {
                 passed = super::number_before(rest, " passed");
                 failed = super::number_before(rest, " failed");
             }
@@ -58,8 +117,7 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     }
     let status = child.wait()?;
     if !status.success() {
-        bail!("end-to-end suite failed ({status}); screenshots in {}", out.display());
+        bail!("the {} suite failed ({status}, {failed} failed checks)", prefix.trim_end_matches(": "));
     }
-    eprintln!("    end-to-end: {passed} checks passed; screenshots in {}", out.display());
     Ok((passed, failed))
 }

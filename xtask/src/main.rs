@@ -4,6 +4,7 @@
 //! WASM builds of the crates that ship to the browser, and the fuzz targets (built, then run
 //! briefly as a smoke test when cargo-fuzz is installed).
 //!
+//! `cargo xtask install [--launch]` builds and installs Laika for this user ([`install`]);
 //! `cargo xtask build` builds the extension for every browser into `dist/` ([`build`]);
 //! `cargo xtask e2e` runs it in Chromium with the real host ([`e2e`]), also part of `test`.
 //!
@@ -20,6 +21,7 @@ use std::time::Instant;
 
 mod build;
 mod e2e;
+mod install;
 mod perf;
 
 #[derive(Parser)]
@@ -45,6 +47,8 @@ enum Task {
     },
     /// The end-to-end suite: the built extension in Debian Chromium with the real host.
     E2e,
+    /// Build and install Laika for this user: extension, host, model, browser registration.
+    Install(install::InstallOptions),
     /// Build the fuzz targets and run one of them (or all) for a while.
     Fuzz {
         /// A target name; all targets when omitted.
@@ -76,6 +80,7 @@ fn main() -> Result<()> {
         Task::Test { fuzz_seconds } => test(fuzz_seconds),
         Task::Build { no_opt } => build::build(&root, !no_opt).map(|_| ()),
         Task::E2e => e2e::e2e(&root).map(|_| ()),
+        Task::Install(options) => install::install(&root, &options).map(|_| ()),
         Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
         Task::Bench { args } => bench(&args),
     }
