@@ -403,8 +403,10 @@ async fn summarise(answer: &Element, question: Option<&str>) -> Result<(), ExtEr
     stop.remove();
     bar.remove();
     progress_line.set_text_content(Some(&coverage_line(&last)));
-    if let Some(error) = last["error"].as_str().filter(|e| !e.is_empty()) {
-        show_error(answer, &ExtError::new("SUMMARY_FAILED", error));
+    // summary.poll reports a failure as {code, message}.
+    let error = &last["error"];
+    if let Some(message) = error["message"].as_str().or_else(|| error.as_str()).filter(|m| !m.is_empty()) {
+        show_error(answer, &ExtError::new(error["code"].as_str().unwrap_or("SUMMARY_FAILED"), message));
     }
     if last["cancelled"].as_bool() == Some(true) {
         answer.append_child(&text_el("p", "note", "Stopped.")).ok();

@@ -6,7 +6,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `host.info` | — | name, version, protocol, methods |
+//! | `host.info` | — | name, version, protocol, methods, data_dir, history_storage (`redacted`, or `full` under `LAIKA_LOG_FULL_LLM=1`) |
 //! | `packet.validate` | `{packet}` | `{valid, violations}` |
 //! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], repairs}` |
@@ -387,6 +387,8 @@ impl Handler for HostApi {
                 "protocol": { "name": PROTOCOL_NAME, "version": PROTOCOL_VERSION },
                 "methods": METHODS,
                 "data_dir": self.host.data_dir,
+                // "full" under LAIKA_LOG_FULL_LLM=1: the history then keeps whole packets (page text).
+                "history_storage": self.host.history.policy().as_str(),
             }))),
             "packet.validate" => now(param(request, "packet").map(|p| {
                 let violations = packet::validate(p);

@@ -188,6 +188,14 @@ impl Host {
         let config = Config::load(data_dir)?;
         let history = History::open(&data_dir.join("history.sqlite3"), StoragePolicy::from_env())
             .map_err(|e| anyhow::anyhow!("{}: {}", e.code, e.message))?;
+        if history.policy() == StoragePolicy::Full {
+            tracing::warn!(
+                "LAIKA_LOG_FULL_LLM=1: full-packet mode. The history in {} stores every packet whole, full page \
+                 text included (and with LAIKA_DEBUG=1, llm.jsonl keeps full prompts). For debugging only; unset \
+                 it to store redacted packets again.",
+                data_dir.display()
+            );
+        }
         let status = EngineStatus::loading(config.engine);
         Ok(Arc::new(Host {
             data_dir: data_dir.to_path_buf(),

@@ -43,7 +43,16 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// Logs to stderr at the level `LAIKA_LOG` sets (default `warn`); stdout is the native-messaging
 /// channel. Does nothing when the process already has a logger.
+///
+/// The HTML parser's own debug and trace output is never logged, whatever `LAIKA_LOG` says: it
+/// prints every token of the page, attribute values included, so it would copy form values,
+/// hidden inputs and URL credentials (everything observation keeps out) to the log.
 pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("LAIKA_LOG").unwrap_or_else(|_| "warn".into());
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("LAIKA_LOG").unwrap_or_else(|_| "warn".into());
+    for quiet in ["html5ever=warn", "markup5ever=warn"] {
+        if let Ok(directive) = quiet.parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

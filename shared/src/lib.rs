@@ -32,5 +32,6 @@ pub mod policy;
 pub mod render;
 pub mod snapshot;
 pub mod tools;
+pub mod weburl;
 
 pub use codes::{Code, Violation};

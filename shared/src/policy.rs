@@ -19,8 +19,8 @@
 
 use crate::observation::{Element, FieldKind, Observation};
 use crate::tools::{FindScope, NewSource, ShareTarget, ToolCall};
+use crate::weburl::WebUrl;
 use serde::{Deserialize, Serialize};
-use url::Url;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -345,26 +345,26 @@ const DOWNLOAD_EXTENSIONS: &[&str] = &[
 ];
 
 fn looks_like_download(url: &str) -> bool {
-    let path = Url::parse(url).map(|u| u.path().to_lowercase()).unwrap_or_else(|_| url.to_lowercase());
+    let path = WebUrl::parse(url).map(|u| u.path().to_lowercase()).unwrap_or_else(|| url.to_lowercase());
     path.rsplit_once('.').is_some_and(|(_, ext)| DOWNLOAD_EXTENSIONS.contains(&ext))
 }
 
 /// http(s) only; a warning list for the ones that pass.
 fn check_scheme(url: &str) -> Result<Vec<Warning>, Decision> {
-    let parsed = match Url::parse(url.trim()) {
-        Ok(parsed) => parsed,
-        Err(_) => {
+    let parsed = match WebUrl::parse(url.trim()) {
+        Some(parsed) => parsed,
+        None => {
             return Err(Decision::deny(ReasonCode::PolicyBadScheme, format!("{} is not an absolute URL", clip(url))));
         }
     };
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+    if !matches!(parsed.scheme().as_str(), "http" | "https") || parsed.host().is_none() {
         return Err(Decision::deny(
             ReasonCode::PolicyBadScheme,
             format!("only http and https pages may be opened, not {}:", parsed.scheme()),
         ));
     }
     let mut warnings = Vec::new();
-    if !parsed.username().is_empty() || parsed.password().is_some() {
+    if parsed.has_credentials() {
         warnings.push(Warning::CredentialsInUrl);
     }
     if looks_like_download(url) {
@@ -413,11 +413,11 @@ fn granted_or_ask(
 
 /// `scheme://host[:port]` of an http(s) URL.
 pub fn origin_of(url: &str) -> Option<String> {
-    let parsed = Url::parse(url.trim()).ok()?;
-    if !matches!(parsed.scheme(), "http" | "https") {
+    let parsed = WebUrl::parse(url.trim())?;
+    if !matches!(parsed.scheme().as_str(), "http" | "https") {
         return None;
     }
-    Some(parsed.origin().ascii_serialization())
+    Some(parsed.origin())
 }
 
 fn clip(text: &str) -> String {

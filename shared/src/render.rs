@@ -20,9 +20,9 @@
 //! goes through [`sanitize`], never straight through `serde_json::from_value`.
 
 use crate::codes::{Code, Violation, pointer};
+use crate::weburl::WebUrl;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
-use url::Url;
 
 /// The deepest a node may sit, counting the `doc` itself as depth 1. Deeper subtrees are dropped
 /// by [`sanitize`] and not rendered by [`to_html`] or [`Doc::plain_text`], which keeps every walk
@@ -227,18 +227,16 @@ pub fn is_allowed_href(href: &str) -> bool {
 
 /// The parsed form of an allowed href; [`to_html`] emits this normalised form, so the attribute
 /// is exactly what was checked (lower-case scheme, encoded host).
-fn allowed_url(href: &str) -> Option<Url> {
+fn allowed_url(href: &str) -> Option<WebUrl> {
     if href.is_empty() || href.chars().count() > MAX_HREF_CHARS {
         return None;
     }
     if href.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return None;
     }
-    let url = Url::parse(href).ok()?;
-    let allowed = match url.scheme() {
-        "http" | "https" => {
-            url.host_str().is_some_and(|host| !host.is_empty()) && url.username().is_empty() && url.password().is_none()
-        }
+    let url = WebUrl::parse(href)?;
+    let allowed = match url.scheme().as_str() {
+        "http" | "https" => url.host().is_some() && !url.has_credentials(),
         "mailto" => !url.path().is_empty(),
         _ => false,
     };
@@ -1057,7 +1055,7 @@ fn write_inlines(html: &mut String, inlines: &[Inline]) {
             Inline::Link { href, children } => match allowed_url(href) {
                 Some(url) => {
                     html.push_str("<a href=\"");
-                    push_escaped(html, url.as_str());
+                    push_escaped(html, &url.href());
                     html.push_str("\" rel=\"");
                     html.push_str(LINK_REL);
                     html.push_str("\" target=\"_blank\">");
@@ -1071,10 +1069,10 @@ fn write_inlines(html: &mut String, inlines: &[Inline]) {
 }
 
 /// A link's visible text; a link without any shows its (allowed) URL instead of nothing.
-fn link_text(children: &[Text], url: Option<&Url>) -> String {
+fn link_text(children: &[Text], url: Option<&WebUrl>) -> String {
     let text: String = children.iter().map(|child| child.text.as_str()).collect();
     match url {
-        Some(url) if text.is_empty() => url.as_str().to_owned(),
+        Some(url) if text.is_empty() => url.href(),
         _ => text,
     }
 }

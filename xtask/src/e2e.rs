@@ -42,12 +42,7 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     };
     let installed = super::install::install(root, &options)?;
     let suite = root.join("tests/e2e");
-    if !suite.join("node_modules/playwright-core").exists() {
-        super::run(
-            "npm ci (playwright-core)",
-            Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&suite),
-        )?;
-    }
+    npm_ci(root)?;
     eprintln!("==> end-to-end in Chromium");
     let out = super::build::target_dir(root).join("e2e");
     let mut chromium = node();
@@ -63,6 +58,23 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     let chromium = run_suite(&mut chromium, "e2e: ");
     let _ = std::fs::remove_dir_all(&scratch);
     let (mut passed, mut failed) = chromium?;
+
+    // XSS through the renderer on a sample of the corpus (every 10th vector or so, in every
+    // model-controlled field); `cargo xtask bench security` runs the whole corpus.
+    eprintln!("==> XSS vectors through the real sidecar (a sample; the whole corpus: cargo xtask bench security)");
+    let status = node()
+        .arg(suite.join("xss.mjs"))
+        .env("LAIKA_XSS_LIMIT", "50")
+        .env("LAIKA_DIST", &installed.chrome)
+        .env("LAIKA_HOST_BIN", &installed.host)
+        .env("LAIKA_E2E_OUT", &out)
+        .env("CHROMIUM", CHROMIUM)
+        .status()
+        .context("cannot start node")?;
+    if !status.success() {
+        bail!("the XSS suite failed ({status})");
+    }
+    passed += 1;
 
     if Path::new(FIREFOX).exists() {
         eprintln!("==> end-to-end in Firefox ESR");
@@ -84,6 +96,18 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     }
     eprintln!("    end-to-end: {passed} checks passed; screenshots in {}", out.display());
     Ok((passed, failed))
+}
+
+/// Installs the pinned `playwright-core` into `tests/e2e/node_modules` once.
+pub fn npm_ci(root: &Path) -> Result<()> {
+    let suite = root.join("tests/e2e");
+    if suite.join("node_modules/playwright-core").exists() {
+        return Ok(());
+    }
+    super::run(
+        "npm ci (playwright-core)",
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&suite),
+    )
 }
 
 /// `node`, with its WebSocket switched on where it is still experimental (node 20): the Firefox

@@ -10,7 +10,9 @@
 //!
 //! `cargo xtask bench extraction [--limit N] [--corpus zyte|wcxb|all] …` runs the `laika-bench`
 //! benchmarks in release mode; `cargo xtask bench engine [--quick]` (mistral.rs against llama.cpp)
-//! and `cargo xtask bench host` (native messaging, RSS, history) drive `laika-host` ([`perf`]).
+//! and `cargo xtask bench host` (native messaging, RSS, history) drive `laika-host` ([`perf`]);
+//! `cargo xtask bench security [--fuzz-seconds N] [--only PARTS]` is the security suite at full
+//! size, one table ([`security`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -23,6 +25,7 @@ mod build;
 mod e2e;
 mod install;
 mod perf;
+mod security;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask")]
@@ -313,6 +316,7 @@ fn bench(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("engine") => return perf::engine(&workspace_root(), &args[1..]),
         Some("host") => return perf::host(&workspace_root(), &args[1..]),
+        Some("security") => return security::security(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));
