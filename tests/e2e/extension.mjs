@@ -431,6 +431,45 @@ async function longPageChecks() {
   await sidecar.close();
 }
 
+/** The sidecar as an in-page frame (for browsers without a side panel): a closed shadow root
+ * holds it, the page cannot close it with its own postMessage, and its Close button does. */
+async function frameChecks() {
+  await setEngine("extractive");
+  const { page, sidecar, tabId } = await openWithSidecar(`${origin}/pages/article.html`);
+  const toggle = () => sidecar.evaluate((tabId) => chrome.tabs.sendMessage(tabId, { to: "content", op: "toggle_sidecar" }), tabId);
+  const shown = await toggle();
+  check("frame: the content script opens the in-page sidecar", shown?.result?.shown === true, JSON.stringify(shown));
+  const present = () => page.evaluate(() => !!document.querySelector("laika-sidecar"));
+  const closedRoot = await page.evaluate(() => document.querySelector("laika-sidecar")?.shadowRoot === null);
+  check("frame: it sits in a closed shadow root", (await present()) && closedRoot);
+  const frame = await page
+    .waitForFunction(() => true, null, { timeout: 1000 })
+    .then(async () => {
+      for (let i = 0; i < 100; i++) {
+        const found = page.frames().find((f) => f.url().startsWith(`chrome-extension://${EXTENSION_ID}/sidecar.html`));
+        if (found) return found;
+        await page.waitForTimeout(100);
+      }
+      return null;
+    });
+  const loaded = frame ? await frame.waitForSelector("#summarise", { timeout: 20000 }).then(() => true, () => false) : false;
+  check("frame: the sidecar UI loads inside it", loaded, frame?.url() ?? "no frame");
+  await page.evaluate(() => window.postMessage("laika:close", "*"));
+  await page.waitForTimeout(500);
+  check("frame: the page's own postMessage cannot close it", await present());
+  if (frame && loaded) {
+    // Playwright cannot place a pointer inside a frame under a closed shadow root: the button's
+    // own click(), as keyboard activation would do.
+    await frame.evaluate(() => [...document.querySelectorAll("button")].find((b) => b.textContent === "Close")?.click());
+    const gone = await page
+      .waitForFunction(() => !document.querySelector("laika-sidecar"), null, { timeout: 10000 })
+      .then(() => true, () => false);
+    check("frame: its Close button closes it", gone);
+  }
+  await page.close();
+  await sidecar.close();
+}
+
 /** Form values on the page (the fixture's own and one the user typed) and secrets in its URLs. */
 const USER_TYPED_EMAIL = "e2e-user-typed@example.org";
 const FORM_SECRETS = ["prefilled-name-value", "hunter2-secret", "hidden-csrf-token-value", "typed-notes-value", "s3cr3t", USER_TYPED_EMAIL];
@@ -480,6 +519,7 @@ const suites = {
   "approval-csp": () => approvalChecks("approval under script-src 'self'", `${origin}/csp/settings.html`),
   form: formChecks,
   long: longPageChecks,
+  frame: frameChecks,
   reconnect: reconnectChecks,
   history: historyChecks,
 };
