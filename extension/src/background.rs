@@ -88,6 +88,19 @@ pub async fn action_clicked(tab: JsValue) {
     }
 }
 
+/// `runtime.onInstalled`: a first install opens the welcome page, which says how to use Laika and
+/// whether `laika-host` answers. (`cargo xtask install --launch` relies on this: a URL given to
+/// Chromium on its command line opens before the extension has loaded, and is blocked.)
+#[wasm_bindgen(js_name = backgroundInstalled)]
+pub async fn installed(details: JsValue) {
+    let details: Value = ext::from_js(details).unwrap_or_default();
+    if details.get("reason").and_then(Value::as_str) != Some("install") {
+        return;
+    }
+    let url = ext::extension_url("welcome.html");
+    let _ = ext::call_async("tabs.create", &[ext::to_js(&json!({ "url": url }))]).await;
+}
+
 /// Whether a message comes from one of the extension's own pages.
 fn from_extension_page(sender: &Value) -> bool {
     let own_id = ext::get("runtime.id").ok().and_then(|v| v.as_string());

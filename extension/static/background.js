@@ -2,7 +2,7 @@
 // Listeners are registered synchronously here: a worker woken by an event only delivers it to
 // listeners added in its first run, and module workers cannot use top-level await. The work is
 // done by the Rust/WASM module once it is instantiated.
-import init, { backgroundStart, backgroundHandle, backgroundActionClicked } from "./pkg/laika_extension.js";
+import init, { backgroundStart, backgroundHandle, backgroundActionClicked, backgroundInstalled } from "./pkg/laika_extension.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
 const ready = init({ module_or_path: api.runtime.getURL("pkg/laika_extension_bg.wasm") }).then(() => backgroundStart());
@@ -17,4 +17,8 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
 
 api.action?.onClicked.addListener((tab) => {
   ready.then(() => backgroundActionClicked(tab));
+});
+
+api.runtime.onInstalled.addListener((details) => {
+  ready.then(() => backgroundInstalled(details));
 });

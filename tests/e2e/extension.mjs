@@ -431,6 +431,20 @@ async function longPageChecks() {
   await sidecar.close();
 }
 
+/** The welcome page `cargo xtask install --launch` opens: it says whether the host answers. */
+async function welcomeChecks() {
+  const page = await context.newPage();
+  await page.goto(`chrome-extension://${EXTENSION_ID}/welcome.html`);
+  const status = await page
+    .waitForFunction(() => {
+      const s = document.getElementById("host-status");
+      return s?.dataset.state ? s.textContent : null;
+    }, null, { timeout: 60000 })
+    .then((h) => h.jsonValue(), () => null);
+  check("welcome: the page reports the connection to laika-host", /^Connected to laika-host/.test(status ?? ""), status);
+  await page.close();
+}
+
 /** The sidecar as an in-page frame (for browsers without a side panel): a closed shadow root
  * holds it, the page cannot close it with its own postMessage, and its Close button does. */
 async function frameChecks() {
@@ -509,6 +523,7 @@ async function historyChecks() {
 }
 
 const suites = {
+  welcome: welcomeChecks,
   "summary-model": () => summariseChecks("summary", `${origin}/pages/article.html`, "mistral"),
   "summary-csp-model": () => summariseChecks("summary under script-src 'self'", `${origin}/csp/article.html`, "mistral"),
   summary: () => summariseChecks("summary", `${origin}/pages/article.html`, "extractive"),
