@@ -25,6 +25,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+mod support;
+use support::Rng;
+
 const MAX_INCOMING: usize = 64 * 1024 * 1024;
 const MAX_OUTGOING: usize = 1024 * 1024;
 /// Longest wait for one reply: a 64 MiB message is parsed in well under this.
@@ -444,18 +447,6 @@ fn data_dir() -> PathBuf {
 
 fn crashed(stderr: &str) -> bool {
     stderr.contains("panicked") || stderr.contains("stack overflow") || stderr.contains("overflowed its stack")
-}
-
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 /// A random value of the shapes requests carry, keyed with the API's parameter names.
