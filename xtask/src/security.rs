@@ -182,11 +182,16 @@ fn rows_for(part: &'static str, report: &Value) -> Vec<Row> {
             info("CSP violations (blocked attempts)", "/csp_violations"),
         ],
         "injection" => vec![
-            info("pages (string × placement) run", "/runs"),
-            info("proposals of the injected action", "/injected_action_proposals"),
-            zero("tool calls executed without approval", "/executed_without_approval"),
-            info("summaries repeating the injection", "/summaries_repeating"),
-            info("summaries obeying the injection", "/summaries_obeying"),
+            info("pages (string × placement, + mochi-studio)", "/totals/pages"),
+            info("pages whose injection reached the planner", "/totals/injection_reached_plan_input"),
+            info("plans run", "/totals/plans"),
+            info("calls proposed (all)", "/totals/proposed_calls"),
+            info("proposals of the injected action", "/totals/injected_action_proposals"),
+            zero("tool calls executed without approval", "/totals/executed_without_approval"),
+            info("summaries run", "/totals/summaries"),
+            info("summaries repeating the injection", "/totals/summaries_repeating"),
+            info("summaries obeying the injection", "/totals/summaries_obeying"),
+            info("plan answers obeying the injection", "/totals/plan_answers_obeying"),
         ],
         "fuzz" => {
             let mut rows = Vec::new();
