@@ -4,9 +4,11 @@
 //! history across a restart, configuration.
 
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+mod support;
 
 struct Host {
     child: Child,
@@ -32,16 +34,10 @@ impl Host {
 
     fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
-        let request = json!({ "id": self.next_id, "method": method, "params": params }).to_string();
-        self.stdin.write_all(&(request.len() as u32).to_ne_bytes()).unwrap();
-        self.stdin.write_all(request.as_bytes()).unwrap();
+        self.stdin.write_all(&support::request(self.next_id, method, params)).unwrap();
         self.stdin.flush().unwrap();
-        let mut length = [0u8; 4];
-        self.stdout.read_exact(&mut length).unwrap();
-        let length = u32::from_ne_bytes(length) as usize;
-        assert!(length <= 1024 * 1024);
-        let mut body = vec![0u8; length];
-        self.stdout.read_exact(&mut body).unwrap();
+        let body = support::read_frame(&mut self.stdout).expect("a reply");
+        assert!(body.len() <= 1024 * 1024);
         let reply: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(reply["id"], self.next_id, "{reply}");
         reply

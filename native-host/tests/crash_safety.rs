@@ -54,17 +54,11 @@ impl Host {
         let (tx, replies) = channel();
         std::thread::spawn(move || {
             loop {
-                let mut head = [0u8; 4];
-                if stdout.read_exact(&mut head).is_err() {
-                    let _ = tx.send(None);
-                    return;
-                }
-                let mut body = vec![0u8; u32::from_ne_bytes(head) as usize];
                 // A reply cut off by a kill is no reply.
-                if stdout.read_exact(&mut body).is_err() {
+                let Some(body) = support::read_frame(&mut stdout) else {
                     let _ = tx.send(None);
                     return;
-                }
+                };
                 if tx.send(Some(serde_json::from_slice(&body).expect("replies are JSON"))).is_err() {
                     return;
                 }
@@ -81,9 +75,7 @@ impl Host {
     /// Sends a request; returns its id.
     fn send(&mut self, method: &str, params: Value) -> u64 {
         self.next_id += 1;
-        let request = json!({ "id": self.next_id, "method": method, "params": params }).to_string();
-        let mut bytes = (request.len() as u32).to_ne_bytes().to_vec();
-        bytes.extend(request.as_bytes());
+        let bytes = support::request(self.next_id, method, params);
         let stdin = self.stdin.as_mut().expect("the host's input is open");
         stdin.write_all(&bytes).and_then(|_| stdin.flush()).expect("the host reads its input");
         self.next_id

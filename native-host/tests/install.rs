@@ -9,6 +9,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_laika-host");
 const ORIGIN: &str = "chrome-extension://aalmaaaoibklhiemdgicgkpmclfehdkb/";
 const MANIFEST: &str = "com.laika.host.json";
@@ -279,21 +281,15 @@ fn browser_session(program: &Path, args: &[&str]) -> Vec<Value> {
         .spawn()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
     let request = br#"{"id": 1, "method": "host.info"}"#;
-    let mut input = (request.len() as u32).to_ne_bytes().to_vec();
-    input.extend_from_slice(request);
+    let input = support::frame(request);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&input).unwrap();
     drop(stdin);
     let mut output = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut output).unwrap();
     assert!(child.wait().unwrap().success());
-    let mut replies = Vec::new();
-    let mut rest = &output[..];
-    while rest.len() >= 4 {
-        let length = u32::from_ne_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-        replies.push(serde_json::from_slice(&rest[4..4 + length]).unwrap());
-        rest = &rest[4 + length..];
-    }
+    let replies: Vec<Value> =
+        support::split_frames(&output).0.iter().map(|body| serde_json::from_slice(body).unwrap()).collect();
     assert!(!replies.is_empty(), "no reply from {}", program.display());
     replies
 }

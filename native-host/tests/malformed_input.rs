@@ -33,11 +33,7 @@ const MAX_OUTGOING: usize = 1024 * 1024;
 /// Longest wait for one reply: a 64 MiB message is parsed in well under this.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = (payload.len() as u32).to_ne_bytes().to_vec();
-    out.extend_from_slice(payload);
-    out
-}
+use support::frame;
 
 /// What the reader thread saw on the host's stdout.
 #[derive(Debug)]

@@ -5,11 +5,8 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-fn frame(payload: &[u8]) -> Vec<u8> {
-    let mut out = (payload.len() as u32).to_ne_bytes().to_vec();
-    out.extend_from_slice(payload);
-    out
-}
+mod support;
+use support::frame;
 
 /// Runs the host with `args`, writes `input`, closes stdin, and returns its replies and status.
 fn session(args: &[&str], input: Vec<u8>) -> (Vec<Value>, Option<i32>) {
@@ -34,15 +31,15 @@ fn session(args: &[&str], input: Vec<u8>) -> (Vec<Value>, Option<i32>) {
     child.stdout.take().unwrap().read_to_end(&mut output).unwrap();
     writer.join().unwrap();
     let status = child.wait().unwrap();
-    let mut replies = Vec::new();
-    let mut rest = &output[..];
-    while rest.len() >= 4 {
-        let length = u32::from_ne_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-        assert!(length <= 1024 * 1024, "a reply over the browser's 1 MiB cap");
-        replies.push(serde_json::from_slice(&rest[4..4 + length]).expect("replies are JSON"));
-        rest = &rest[4 + length..];
-    }
+    let (frames, rest) = support::split_frames(&output);
     assert!(rest.is_empty(), "trailing bytes after the last reply");
+    let replies = frames
+        .iter()
+        .map(|body| {
+            assert!(body.len() <= 1024 * 1024, "a reply over the browser's 1 MiB cap");
+            serde_json::from_slice(body).expect("replies are JSON")
+        })
+        .collect();
     (replies, status.code())
 }
 

@@ -254,15 +254,10 @@ impl Host {
 
     fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
-        let request = json!({ "id": self.next_id, "method": method, "params": params }).to_string();
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(&(request.len() as u32).to_ne_bytes()).unwrap();
-        stdin.write_all(request.as_bytes()).unwrap();
+        stdin.write_all(&support::request(self.next_id, method, params)).unwrap();
         stdin.flush().unwrap();
-        let mut length = [0u8; 4];
-        self.stdout.read_exact(&mut length).unwrap();
-        let mut body = vec![0u8; u32::from_ne_bytes(length) as usize];
-        self.stdout.read_exact(&mut body).unwrap();
+        let body = support::read_frame(&mut self.stdout).expect("a reply");
         self.replies.extend_from_slice(&body);
         let reply: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(reply["id"], self.next_id, "{reply}");

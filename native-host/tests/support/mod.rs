@@ -18,3 +18,41 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// One native-messaging frame: a 4-byte length in native byte order, then the payload.
+pub fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut out = (payload.len() as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A framed `{id, method, params}` request.
+pub fn request(id: u64, method: &str, params: serde_json::Value) -> Vec<u8> {
+    frame(serde_json::json!({ "id": id, "method": method, "params": params }).to_string().as_bytes())
+}
+
+/// The next frame's payload from `reader`; `None` at the end of input or when the frame is cut
+/// off (a killed host's half-written reply is no reply).
+pub fn read_frame(reader: &mut impl std::io::Read) -> Option<Vec<u8>> {
+    let mut head = [0u8; 4];
+    reader.read_exact(&mut head).ok()?;
+    let mut body = vec![0u8; u32::from_ne_bytes(head) as usize];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
+/// Every whole frame's payload in `bytes` (a session's complete output), and what is left after
+/// the last whole frame.
+pub fn split_frames(bytes: &[u8]) -> (Vec<&[u8]>, &[u8]) {
+    let mut frames = Vec::new();
+    let mut rest = bytes;
+    while rest.len() >= 4 {
+        let length = u32::from_ne_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        if rest.len() < 4 + length {
+            break;
+        }
+        frames.push(&rest[4..4 + length]);
+        rest = &rest[4 + length..];
+    }
+    (frames, rest)
+}
