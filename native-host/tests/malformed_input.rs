@@ -522,24 +522,6 @@ fn random_body(rng: &mut Rng) -> Vec<u8> {
         "\"conversation_id\"",
         "\"observation\"",
     ];
-    const METHODS: &[&str] = &[
-        "host.info",
-        "packet.validate",
-        "render.sanitize",
-        "plan",
-        "tool.result",
-        "approval.decide",
-        "summary.start",
-        "summary.poll",
-        "summary.cancel",
-        "history.list",
-        "history.get",
-        "history.delete",
-        "history.export",
-        "model.status",
-        "config.get",
-        "nope",
-    ];
     let length = (rng.next() % 200) as usize;
     match rng.next() % 3 {
         0 => (0..length).map(|_| rng.next() as u8).collect(),
@@ -551,7 +533,11 @@ fn random_body(rng: &mut Rng) -> Vec<u8> {
             text.into_bytes()
         }
         _ => {
-            let method = METHODS[(rng.next() % METHODS.len() as u64) as usize];
+            // The host's own methods (but config.set, which would persist random settings) and
+            // one it does not have.
+            let methods: Vec<&str> =
+                laika_host::api::METHODS.iter().copied().filter(|m| *m != "config.set").chain(["nope"]).collect();
+            let method = methods[(rng.next() % methods.len() as u64) as usize];
             json!({ "id": rng.next() % 1000, "method": method, "params": random_value(rng, 0) })
                 .to_string()
                 .into_bytes()

@@ -7,19 +7,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn wheel() -> Option<PathBuf> {
-    match std::env::var_os("LAIKA_SMOLLM2_WHEEL") {
-        Some(path) => Some(PathBuf::from(path)),
-        None => {
-            assert!(
-                std::env::var_os("LAIKA_REQUIRE_MODEL").is_none(),
-                "LAIKA_REQUIRE_MODEL is set but LAIKA_SMOLLM2_WHEEL is not"
-            );
-            eprintln!("SKIP: LAIKA_SMOLLM2_WHEEL is not set");
-            None
-        }
-    }
-}
+mod support;
+use support::wheel;
 
 fn host(data_dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_laika-host"));

