@@ -41,6 +41,16 @@ enum BenchCommand {
     },
     /// Print the summary system prompt (for the llama.cpp comparison).
     Prompt,
+    /// Write a copy of a GGUF with every matrix that lacks a CPU kernel re-quantised.
+    Requantize {
+        /// Installed model name or path to a GGUF.
+        #[arg(long, default_value = crate::models::DEFAULT_MODEL)]
+        model: String,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "q8_0", value_parser = ["q8_0", "q4_0"])]
+        to: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -51,7 +61,7 @@ struct EngineBenchArgs {
     /// Installed model name or path to a GGUF.
     #[arg(long, default_value = crate::models::DEFAULT_MODEL)]
     model: String,
-    #[arg(long, default_value = "f32", value_parser = ["f32", "f32quantised", "auto"])]
+    #[arg(long, default_value = "q8", value_parser = crate::host::PRECISIONS)]
     precision: String,
     /// Most tokens to generate.
     #[arg(long, default_value_t = 128)]
@@ -59,9 +69,13 @@ struct EngineBenchArgs {
     /// Compute threads (sets RAYON_NUM_THREADS); default: RAYON_NUM_THREADS, else every core.
     #[arg(long)]
     threads: Option<usize>,
-    /// Run the same generation a second time: shows whether mistral.rs's prefix cache serves it.
+    /// Run a second generation over a different text of the same length (the halves swapped):
+    /// shows what mistral.rs's prefix cache saves when only the fixed system prompt is shared.
     #[arg(long)]
     repeat: bool,
+    /// Do not compute the shared prompt start at load (what the prefix cache saves).
+    #[arg(long)]
+    no_warm: bool,
     /// Skip the summary-service measurement.
     #[arg(long)]
     no_summary: bool,
@@ -89,6 +103,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             print!("{}", prompt::SUMMARY_SYSTEM);
             Ok(ExitCode::SUCCESS)
         }
+        BenchCommand::Requantize { model, out, to } => requantize(&model, &out, &to),
     }
 }
 
@@ -122,6 +137,25 @@ fn ms(d: Duration) -> f64 {
 }
 
 #[cfg(not(feature = "embedded"))]
+fn requantize(_model: &str, _out: &std::path::Path, _to: &str) -> Result<ExitCode> {
+    anyhow::bail!("ENGINE_NOT_BUILT: this laika-host was built without the embedded engine")
+}
+
+#[cfg(feature = "embedded")]
+fn requantize(model: &str, out: &std::path::Path, to: &str) -> Result<ExitCode> {
+    use candle_core::quantized::GgmlDType;
+    let data_dir = crate::host::data_dir();
+    let path = crate::models::resolve(&data_dir, model).with_context(|| format!("MODEL_NOT_INSTALLED: {model:?}"))?;
+    let target = if to == "q4_0" { GgmlDType::Q4_0 } else { GgmlDType::Q8_0 };
+    let started = Instant::now();
+    let conversion = crate::engine::requant::convert(&path, out, target)?;
+    let elapsed = started.elapsed();
+    let difference = crate::engine::requant::max_relative_difference(&path, out)?;
+    println!("{}", json!({ "conversion": conversion, "ms": ms(elapsed), "max_relative_difference": difference }));
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "embedded"))]
 fn engine(_args: EngineBenchArgs) -> Result<ExitCode> {
     anyhow::bail!(
         "ENGINE_NOT_BUILT: this laika-host was built without the embedded engine (cargo feature `embedded`); \
@@ -147,11 +181,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             data_dir.display()
         )
     })?;
-    let precision = match args.precision.as_str() {
-        "f32quantised" => Precision::F32Quantised,
-        "auto" => Precision::Auto,
-        _ => Precision::F32,
-    };
+    let precision = Precision::from_name(&args.precision).unwrap_or(Precision::Q8);
     let threads = compute_threads();
     let runtime = crate::runtime()?;
     let mut out = json!({
@@ -168,7 +198,9 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
     // so what was measured before it is still printed.
     let failed = runtime.block_on(async {
         let started = Instant::now();
-        let engine = MistralEngine::load(&path, precision).await?;
+        let (system, user_start) = crate::summary::shared_prompt_start();
+        let warm = (!args.no_warm).then_some(crate::engine::mistral::WarmPrefix { system, user_start });
+        let engine = MistralEngine::load(&path, precision, &crate::models::cpu_cache_dir(&data_dir), warm).await?;
         out["load_ms"] = json!(ms(started.elapsed()));
         out["rss_loaded_mb"] = json!(proc_status_mb("VmRSS"));
         out["text_tokens"] = json!(engine.count_tokens(&text).await.ok());
@@ -206,12 +238,18 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             ms(generation.total)
         ));
         if args.repeat {
-            // The same prompt again. mistral.rs keeps the KV cache of finished sequences (prefix
-            // cache, 16 entries), but 0.8.1 uses a match only when it leaves new tokens to compute
-            // (`search_for_matching_cache`): a prompt wholly cached is computed again in full.
-            // A prompt that extends a cached prefix (the fixed system prompt) can reuse it.
-            progress("the same generation again (prefix cache)");
-            let again = engine.generate(request, &mut |_: &str| {}, &never).await?;
+            // mistral.rs keeps the KV cache of finished sequences (prefix cache, 16 entries) and
+            // reuses the longest shared prefix, but 0.8.1 ignores a match that leaves no new
+            // token to compute, so the very same prompt would be computed again in full. A page
+            // that is not the last one shares the system prompt only, which is the case to
+            // measure: the same text with its halves swapped (same length, another page).
+            progress("another text of the same length (prefix cache of the system prompt)");
+            let middle = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+            let swapped = format!("{}\n{}", &text[middle..], &text[..middle]);
+            let again = engine
+                .generate(GenerateRequest { user: swapped, ..request.clone() }, &mut |_: &str| {}, &never)
+                .await?;
+            out["repeat_prompt_tokens"] = json!(again.prompt_tokens);
             out["repeat_first_token_ms"] = json!(again.first_token.map(ms));
             out["repeat_total_ms"] = json!(ms(again.total));
             out["repeat_completion_tokens"] = json!(again.completion_tokens);

@@ -187,7 +187,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
             history: (!args.no_history).then(|| host.history.clone()),
             debug: host.debug.clone(),
             sampling: host.config().sampling(),
-                bullets: host.config().constrain_bullets,
+            bullets: host.config().constrain_bullets,
         };
         let turn = crate::prompt::TurnRef { conversation_id: crate::prompt::new_id(), turn: 1 };
         let job = SummaryJob::new(turn);

@@ -26,6 +26,10 @@ pub fn data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".laika"))
 }
 
+/// The embedded engine's precisions (engine::mistral::Precision; named here as well so that a
+/// host built without the engine still checks its configuration the same way).
+pub const PRECISIONS: [&str; 4] = ["q8", "f32", "f32quantised", "auto"];
+
 /// What a user can set (`config.set`, `config.json` in the data directory).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -33,7 +37,8 @@ pub struct Config {
     pub engine: EngineKind,
     /// An installed model name or a path to a GGUF (mistral engine).
     pub model: String,
-    /// Precision of the embedded engine: `f32`, `f32quantised` or `auto`.
+    /// Precision of the embedded engine: `q8` (the default), `f32`, `f32quantised` or `auto`
+    /// (engine/mistral.rs says what each costs).
     pub precision: String,
     /// The OpenAI-compatible server (openai engine).
     pub base_url: String,
@@ -59,7 +64,7 @@ impl Default for Config {
         Config {
             engine: EngineKind::Mistral,
             model: models::DEFAULT_MODEL.into(),
-            precision: "f32".into(),
+            precision: "q8".into(),
             base_url: "http://127.0.0.1:8080".into(),
             remote_model: "default".into(),
             api_key_env: String::new(),
@@ -109,8 +114,8 @@ impl Config {
         };
         *slot = value.clone();
         let updated: Config = serde_json::from_value(object).map_err(|e| format!("{key}: {e}"))?;
-        if !["f32", "f32quantised", "auto"].contains(&updated.precision.as_str()) {
-            return Err("precision is f32, f32quantised or auto".into());
+        if !PRECISIONS.contains(&updated.precision.as_str()) {
+            return Err(format!("precision is one of {}", PRECISIONS.join(", ")));
         }
         if !(1..=50).contains(&updated.max_steps) {
             return Err("max_steps is 1..=50".into());
@@ -296,12 +301,10 @@ impl Host {
             ));
         };
         self.set_status(|s| s.model_path = Some(path.clone()));
-        let precision = match config.precision.as_str() {
-            "auto" => Precision::Auto,
-            "f32quantised" => Precision::F32Quantised,
-            _ => Precision::F32,
-        };
-        MistralEngine::load(&path, precision)
+        let precision = Precision::from_name(&config.precision).unwrap_or(Precision::Q8);
+        let (system, user_start) = crate::summary::shared_prompt_start();
+        let warm = Some(crate::engine::mistral::WarmPrefix { system, user_start });
+        MistralEngine::load(&path, precision, &models::cpu_cache_dir(&self.data_dir), warm)
             .await
             .map(|e| Arc::new(e) as Arc<dyn Engine>)
             .map_err(|e| ("failed", json!({ "code": e.code, "message": e.message })))

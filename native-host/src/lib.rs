@@ -14,6 +14,29 @@
 //! The `embedded` feature (default) builds the mistral.rs engine in; without it the host serves
 //! the OpenAI-compatible and extractive engines and builds in a minute instead of fifteen.
 
+/// Whether this CPU runs what the build was compiled for. x86-64 builds use the x86-64-v3
+/// baseline (`.cargo/config.toml`): candle's quantised kernels are chosen at compile time, and
+/// without AVX2 they fall back to scalar code several times slower. Checked first thing, so an
+/// older CPU gets a message instead of an illegal-instruction crash.
+pub fn cpu_baseline() -> Result<(), String> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        let missing: Vec<&str> = [
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("fma", std::arch::is_x86_feature_detected!("fma")),
+            ("bmi2", std::arch::is_x86_feature_detected!("bmi2")),
+            ("f16c", std::arch::is_x86_feature_detected!("f16c")),
+        ]
+        .into_iter()
+        .filter_map(|(name, present)| (!present).then_some(name))
+        .collect();
+        if !missing.is_empty() {
+            return Err(missing.join(", "));
+        }
+    }
+    Ok(())
+}
+
 pub mod agent;
 pub mod api;
 #[doc(hidden)]

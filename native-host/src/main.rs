@@ -185,6 +185,14 @@ fn serve_native_messaging() -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    if let Err(missing) = laika_host::cpu_baseline() {
+        eprintln!(
+            "laika-host: LAIKA_CPU_UNSUPPORTED: this build needs an x86-64-v3 CPU (AVX2, FMA, BMI2; \
+             Intel Haswell / AMD Excavator or newer); this CPU lacks {missing}. Build it for this \
+             CPU with RUSTFLAGS=\"-C target-cpu=native\" (README, \"CPU baseline\")."
+        );
+        return ExitCode::from(3);
+    }
     init_logging();
     let args: Vec<String> = std::env::args().collect();
     if started_by_browser(&args) {

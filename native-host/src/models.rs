@@ -25,6 +25,11 @@ pub fn models_dir(data_dir: &Path) -> PathBuf {
 }
 
 /// The GGUF path of an installed model name, or of a path the user gave.
+/// Where CPU-ready copies of models are kept (engine/requant.rs): derived data, safe to delete.
+pub fn cpu_cache_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("cache").join("cpu-models")
+}
+
 pub fn resolve(data_dir: &Path, model: &str) -> Option<PathBuf> {
     let as_path = PathBuf::from(model);
     if as_path.extension().is_some_and(|e| e == "gguf") {

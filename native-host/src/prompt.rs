@@ -118,8 +118,14 @@ pub fn request_packet(turn: &TurnRef, user_text: &str, task: &str, args: Value, 
 }
 
 /// What the model is shown of a request: its `input` and `context` (the envelope is bookkeeping).
+/// The user message's id is bookkeeping too: left in, its random text would end the prompt
+/// start that all requests share (and that a prefix cache keeps computed) after a few tokens.
 pub fn user_content(request: &Value) -> String {
-    let shown = json!({ "input": request.get("input"), "context": request.get("context") });
+    let mut input = request.get("input").cloned();
+    if let Some(message) = input.as_mut().and_then(|i| i.get_mut("user_message")).and_then(Value::as_object_mut) {
+        message.remove("id");
+    }
+    let shown = json!({ "input": input, "context": request.get("context") });
     serde_json::to_string(&shown).unwrap_or_default()
 }
 
@@ -229,6 +235,8 @@ mod tests {
         assert!(violations.is_empty(), "{violations:?}");
         let shown = user_content(&request);
         assert!(shown.contains("\"trust\":\"untrusted\"") && !shown.contains("created_at"));
+        let id = request.pointer("/input/user_message/id").and_then(Value::as_str).unwrap();
+        assert!(!shown.contains(id) && shown.contains("summarize this page"));
         assert!(!SUMMARY_SYSTEM.contains("Some text"));
     }
 

@@ -23,8 +23,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-/// Characters of the first chunk: small, so the first text arrives fast.
-pub const FIRST_CHUNK_CHARS: usize = 1_500;
+/// Characters of the first chunk of a longer page: small, so the first text arrives fast (with
+/// the shared prompt start already computed, the first chunk's prompt is mostly this text).
+pub const FIRST_CHUNK_CHARS: usize = 600;
+/// A page up to this long is read in one chunk: splitting it would add a second call and an
+/// overall statement for little gain in first-text time.
+pub const SHORT_PAGE_CHARS: usize = 1_500;
 /// Output tokens per chunk.
 pub const CHUNK_OUTPUT_TOKENS: usize = 220;
 const COMBINE_OUTPUT_TOKENS: usize = 120;
@@ -122,7 +126,7 @@ fn byte_at_chars(text: &str, start: usize, chars: usize) -> usize {
 /// costs some).
 pub fn chunk_chars_for(context_tokens: usize) -> usize {
     let overhead = 900 + CHUNK_OUTPUT_TOKENS;
-    (context_tokens.saturating_sub(overhead) * 3).clamp(FIRST_CHUNK_CHARS, 12_000)
+    (context_tokens.saturating_sub(overhead) * 3).clamp(SHORT_PAGE_CHARS, 12_000)
 }
 
 /// Keeps a model's stream clean while it streams: layout prefixes it copied are dropped at line
@@ -145,6 +149,17 @@ const RUN_ON_BYTES: usize = 120;
 fn sentence_end(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     (1..bytes.len()).find(|&i| bytes[i] == b' ' && matches!(bytes[i - 1], b'.' | b'!' | b'?')).map(|i| i + 1)
+}
+
+/// A line of JSON structure: a brace or bracket line, or a `"key": value` member.
+fn looks_like_json(line: &str) -> bool {
+    let t = line.trim();
+    if t.starts_with(['{', '}', '[', ']']) {
+        return true;
+    }
+    t.strip_prefix('"')
+        .and_then(|rest| rest.find('"').map(|end| rest[end + 1..].trim_start()))
+        .is_some_and(|after| after.starts_with(':'))
 }
 
 impl LineFilter {
@@ -201,6 +216,11 @@ impl LineFilter {
             {
                 text = format!("### {}", &text[4..]);
             }
+        }
+        if !self.mid_line && looks_like_json(&text) {
+            // A small model sometimes answers the JSON-wrapped request with JSON of its own;
+            // a summary is Markdown, and braces and "key": value lines are never part of one.
+            return;
         }
         let key: String = text.trim().trim_start_matches(['-', '*', ' ', '#']).to_lowercase();
         if key.is_empty() {
@@ -267,8 +287,9 @@ type Failure = (&'static str, String);
 async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -> Result<Value, Failure> {
     let observation = &input.observation;
     let text = observation.text.as_str();
-    let ranges = chunk_ranges(text, FIRST_CHUNK_CHARS, chunk_chars_for(deps.engine.context_tokens()));
     let total_chars = text.chars().count();
+    let first = if total_chars <= SHORT_PAGE_CHARS { SHORT_PAGE_CHARS } else { FIRST_CHUNK_CHARS };
+    let ranges = chunk_ranges(text, first, chunk_chars_for(deps.engine.context_tokens()));
     job.update(|s| {
         s.chunks_total = ranges.len();
         s.coverage =
@@ -373,6 +394,38 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
     let cancelled = job.cancel.is_cancelled();
     job.update(|s| s.cancelled = cancelled);
     finish(job, input, deps, &ranges).map_err(|e| ("SUMMARY_INVALID_RESPONSE", e))
+}
+
+/// What every summary request shows the model first: the system prompt and the start of the
+/// user content that all summary requests share (up to the first field that varies, found by
+/// writing two unlike requests). An engine with a prefix cache keeps it computed, so the first
+/// chunk of a summary pays only for what follows it.
+pub fn shared_prompt_start() -> (String, String) {
+    let turn = TurnRef { conversation_id: "c".into(), turn: 1 };
+    let user = |url: &str, text: &str, single: bool, asked: &str| {
+        let observation =
+            Observation { url: url.into(), title: text.into(), text: text.into(), ..Observation::default() };
+        let mut documents = vec![prompt::document(
+            SUMMARY_DOC_ID,
+            "web.observation.summary.v1",
+            reading_content(&observation, if single { text } else { "" }),
+        )];
+        if !single {
+            documents.push(prompt::document(
+                &prompt::chunk_doc_id(1),
+                "web.observation.chunk.v1",
+                prompt::chunk_content(&observation, 1, 1, text),
+            ));
+        }
+        let args =
+            if single { json!({ "style": "concise" }) } else { json!({ "style": "concise", "part": 1, "parts": 2 }) };
+        prompt::user_content(&prompt::request_packet(&turn, asked, "web.summarize", args, documents))
+    };
+    let a = user("https://a.example/", "A", true, "Summarize this page");
+    let b = user("https://b.example/x", "B b", false, "What is this?");
+    let shared =
+        a.char_indices().zip(b.chars()).find(|((_, x), y)| x != y).map_or(a.len().min(b.len()), |((i, _), _)| i);
+    (prompt::SUMMARY_SYSTEM.to_string(), a[..shared].to_string())
 }
 
 /// The summary document of one read: the page's identity, signals and the text being read.
@@ -572,6 +625,59 @@ pub async fn follow(job: &SummaryJob, mut on_text: impl FnMut(&str)) -> JobState
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_lines_are_not_summary_text() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        for piece in ["{\n", "    \"id\" : \"40e5\",\n", "  \"name\": \"Web\",\n", "  ],\n", "}\n"] {
+            filter.push(piece, &mut out);
+        }
+        filter.push("- The otters came back. \"Quoted\" words stay.\n", &mut out);
+        filter.finish(&mut out);
+        assert_eq!(out, "- The otters came back. \"Quoted\" words stay.\n");
+    }
+
+    #[test]
+    fn the_shared_prompt_start_begins_every_summary_request() {
+        let (system, start) = shared_prompt_start();
+        assert_eq!(system, prompt::SUMMARY_SYSTEM);
+        assert!(start.starts_with("{\"input\":"), "{start}");
+        let observation = Observation {
+            url: "https://news.example/story?id=7".into(),
+            title: "Otters return".into(),
+            text: "H1: Otters return\nThe otters came back to the river.".into(),
+            ..Observation::default()
+        };
+        let turn = TurnRef { conversation_id: "conv".into(), turn: 3 };
+        for single in [true, false] {
+            let mut documents = vec![prompt::document(
+                SUMMARY_DOC_ID,
+                "web.observation.summary.v1",
+                reading_content(&observation, if single { &observation.text } else { "" }),
+            )];
+            if !single {
+                documents.push(prompt::document(
+                    &prompt::chunk_doc_id(1),
+                    "web.observation.chunk.v1",
+                    prompt::chunk_content(&observation, 1, 2, &observation.text),
+                ));
+            }
+            let args = if single {
+                json!({ "style": "concise" })
+            } else {
+                json!({ "style": "concise", "part": 1, "parts": 2 })
+            };
+            let user = prompt::user_content(&prompt::request_packet(
+                &turn,
+                "Summarize this page",
+                "web.summarize",
+                args,
+                documents,
+            ));
+            assert!(user.starts_with(&start), "{user}\ndoes not start with\n{start}");
+        }
+    }
 
     #[test]
     fn chunks_tile_the_text() {

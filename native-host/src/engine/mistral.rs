@@ -7,34 +7,79 @@
 
 use super::{Engine, EngineError, GenerateRequest, Generation, OutputShape, TokenSink};
 use futures::future::BoxFuture;
+use mistralrs::core::Pipeline;
 use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, TokenSource};
 use mistralrs::{
     AutoDeviceMapParams, Constraint, DefaultSchedulerMethod, DeviceMapSetting, DrySamplingParams, Model, ModelDType,
     RequestBuilder, Response, SchedulerConfig, StopTokens, TextMessageRole,
 };
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// How the engine computes on the CPU. F32 activations with the quantised weights dequantised
-/// at load is the fastest set-up measured for small models (candle has no SIMD Q4_1 kernel).
+/// How the engine computes on the CPU (measured in `cargo xtask bench engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
-    /// F32 activations, weights dequantised to F32 at load (fast; ≈ 10× the file size in RAM).
+    /// F32 activations; weights in a format candle has a SIMD kernel for. A file with other
+    /// formats (Q4_1, the default model's, among them) is re-quantised to Q8_0 once and the copy
+    /// kept in the cache directory (engine/requant.rs). The default: fast generation, about the
+    /// file's size in memory.
+    Q8,
+    /// F32 activations, weights dequantised to F32 at load (fastest prompt reading; ≈ 10× the
+    /// file size in RAM).
     F32,
-    /// F32 activations, weights kept quantised (less memory, slower on CPU).
+    /// F32 activations, weights kept as the file has them (scalar code for Q4_1 and others).
     F32Quantised,
     /// mistral.rs's own choice (F16 on CPU; slowest here).
     Auto,
+}
+
+impl Precision {
+    pub fn from_name(name: &str) -> Option<Precision> {
+        match name {
+            "q8" => Some(Precision::Q8),
+            "f32" => Some(Precision::F32),
+            "f32quantised" => Some(Precision::F32Quantised),
+            "auto" => Some(Precision::Auto),
+            _ => None,
+        }
+    }
 }
 
 /// The longest wait for the next piece of output (prompt processing of a full window on a slow
 /// CPU included) before a request counts as stalled.
 const STALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// mistral.rs's model pipeline (weights and tokenizer), shared by successive runners.
+type SharedPipeline = Arc<tokio::sync::Mutex<dyn Pipeline + Send + Sync>>;
+
+/// The KV cache mistral.rs may keep for prefix reuse before the engine starts a fresh runner.
+/// On the CPU mistral.rs 0.8.1 keeps the KV cache of every finished request and never evicts
+/// one (its eviction only moves caches off a GPU), so without a bound the host's memory grows
+/// with each request (measured: +530 MB after one summary of a 2,000-word article).
+const PREFIX_CACHE_BUDGET: usize = 96 << 20;
+
+/// The start every request of one kind shares: the fixed system prompt and the beginning of the
+/// user content. Computed once at load (and after each fresh runner) so its KV cache is there
+/// for the first real request, which then computes only what follows it.
+#[derive(Clone, Debug)]
+pub struct WarmPrefix {
+    pub system: String,
+    pub user_start: String,
+}
+
 pub struct MistralEngine {
-    model: Model,
+    /// Replaced (under the write lock, between requests) to drop mistral.rs's prefix cache.
+    runner: tokio::sync::RwLock<Model>,
+    pipeline: SharedPipeline,
+    warm: Option<WarmPrefix>,
+    /// KV cache bytes per token (GGUF metadata; F32 activations).
+    kv_bytes_per_token: Option<usize>,
+    /// What the prefix cache holds by this engine's count since the runner started.
+    cached_bytes: AtomicUsize,
     file_name: String,
     context_tokens: usize,
     stop_ids: Vec<u32>,
@@ -43,23 +88,40 @@ pub struct MistralEngine {
 impl MistralEngine {
     /// Loads `gguf` (a path to a `.gguf` file). Never touches the network: the path is checked
     /// first, because mistral.rs sends a path that does not exist to the hub as a model id.
-    pub async fn load(gguf: &Path, precision: Precision) -> Result<MistralEngine, EngineError> {
+    /// `cache_dir` holds CPU-ready copies for [`Precision::Q8`]; `warm` is computed before the
+    /// engine is returned.
+    pub async fn load(
+        gguf: &Path,
+        precision: Precision,
+        cache_dir: &Path,
+        warm: Option<WarmPrefix>,
+    ) -> Result<MistralEngine, EngineError> {
         let gguf =
             gguf.canonicalize().map_err(|e| EngineError::new("MODEL_NOT_FOUND", format!("{}: {e}", gguf.display())))?;
         if !gguf.is_file() {
             return Err(EngineError::new("MODEL_NOT_FOUND", format!("{} is not a file", gguf.display())));
         }
-        let dir: PathBuf = gguf.parent().map(Path::to_path_buf).unwrap_or_default();
         let file_name = gguf.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let gguf = if precision == Precision::Q8 {
+            let (source, cache) = (gguf.clone(), cache_dir.to_path_buf());
+            tokio::task::spawn_blocking(move || super::requant::cpu_ready(&source, &cache))
+                .await
+                .map_err(|e| EngineError::new("MODEL_LOAD_FAILED", e.to_string()))?
+                .map_err(|e| EngineError::new("MODEL_CONVERT_FAILED", format!("{e:#}")))?
+        } else {
+            gguf
+        };
+        let dir: PathBuf = gguf.parent().map(Path::to_path_buf).unwrap_or_default();
+        let file_to_load = gguf.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         // Candle reads this when it loads quantised tensors; only for this load, and only when
         // the user has not set it themselves.
         let dequantise = precision == Precision::F32 && std::env::var_os("CANDLE_DEQUANTIZE_ALL").is_none();
         let dtype = match precision {
             Precision::Auto => ModelDType::Auto,
-            Precision::F32 | Precision::F32Quantised => ModelDType::F32,
+            Precision::Q8 | Precision::F32 | Precision::F32Quantised => ModelDType::F32,
         };
         let dir_string = dir.to_string_lossy().into_owned();
-        let file_for_loader = file_name.clone();
+        let file_for_loader = file_to_load;
         let pipeline = tokio::task::spawn_blocking(move || {
             let loader = GGUFLoaderBuilder::new(
                 None,
@@ -88,17 +150,66 @@ impl MistralEngine {
         .map_err(|e| EngineError::new("MODEL_LOAD_FAILED", e.to_string()))?
         .map_err(|e| EngineError::new("MODEL_LOAD_FAILED", format!("{}: {e:#}", gguf.display())))?;
 
-        let scheduler =
-            SchedulerConfig::DefaultScheduler { method: DefaultSchedulerMethod::Fixed(4.try_into().unwrap()) };
-        let runner = mistralrs::core::MistralRsBuilder::new(pipeline, scheduler, false, None)
-            .with_prefix_cache_n(16)
-            .build()
-            .await;
-        let model = Model::new(runner);
+        let kv_bytes_per_token = super::requant::kv_bytes_per_token(&gguf).ok().flatten();
+        let model = runner(pipeline.clone()).await;
+        release_free_memory();
         let context_tokens = model.max_sequence_length().ok().flatten().unwrap_or(4096);
-        let mut engine = MistralEngine { model, file_name, context_tokens, stop_ids: vec![] };
+        let mut engine = MistralEngine {
+            runner: tokio::sync::RwLock::new(model),
+            pipeline,
+            warm,
+            kv_bytes_per_token,
+            cached_bytes: AtomicUsize::new(0),
+            file_name,
+            context_tokens,
+            stop_ids: vec![],
+        };
         engine.stop_ids = engine.special_stop_ids().await;
+        let model = engine.runner.read().await;
+        engine.warm_up(&model).await;
+        drop(model);
         Ok(engine)
+    }
+
+    /// Computes the warm prefix (one generated token), leaving its KV cache in the prefix cache.
+    async fn warm_up(&self, model: &Model) {
+        let Some(warm) = &self.warm else { return };
+        let request = GenerateRequest {
+            system: warm.system.clone(),
+            user: warm.user_start.clone(),
+            max_tokens: 1,
+            sampling: super::Sampling::greedy(),
+            shape: OutputShape::Markdown,
+        };
+        let never = CancellationToken::new();
+        match stream(model, &self.stop_ids, request, &mut |_: &str| {}, &never).await {
+            Ok(generation) => {
+                self.account(&generation);
+            }
+            Err(e) => tracing::warn!(error = %e, "warming the prompt prefix failed"),
+        }
+    }
+
+    /// Adds a finished request's KV cache to the count; true when the budget is exceeded.
+    fn account(&self, generation: &Generation) -> bool {
+        // Caches grow in blocks of 512 positions.
+        let tokens = (generation.prompt_tokens + generation.completion_tokens).div_ceil(512) * 512;
+        let bytes = tokens * self.kv_bytes_per_token.unwrap_or(PREFIX_CACHE_BUDGET / 4 / 512);
+        self.cached_bytes.fetch_add(bytes, Ordering::Relaxed) + bytes > PREFIX_CACHE_BUDGET
+    }
+
+    /// A fresh runner on the same pipeline: the old one and its prefix cache are dropped once
+    /// no request uses them; the warm prefix is computed again.
+    async fn renew_runner(&self) {
+        let mut model = self.runner.write().await;
+        if self.cached_bytes.load(Ordering::Relaxed) <= PREFIX_CACHE_BUDGET {
+            return; // another request renewed it while this one waited
+        }
+        *model = runner(self.pipeline.clone()).await;
+        self.cached_bytes.store(0, Ordering::Relaxed);
+        release_free_memory();
+        let model = tokio::sync::RwLockWriteGuard::downgrade(model);
+        self.warm_up(&model).await;
     }
 
     /// The ids of the chat end and end-of-text tokens. Under a JSON-schema constraint the grammar
@@ -107,8 +218,12 @@ impl MistralEngine {
     async fn special_stop_ids(&self) -> Vec<u32> {
         let mut ids = vec![];
         for token in ["<|im_end|>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "</s>"] {
-            if let Ok(found) =
-                self.model.tokenize(either::Either::Right(token.to_string()), None, false, false, None).await
+            if let Ok(found) = self
+                .runner
+                .read()
+                .await
+                .tokenize(either::Either::Right(token.to_string()), None, false, false, None)
+                .await
                 && let [id] = found.as_slice()
             {
                 ids.push(*id);
@@ -119,7 +234,9 @@ impl MistralEngine {
 
     /// Tokens of a text under this model's tokenizer (for budgets and benchmarks).
     pub async fn count_tokens(&self, text: &str) -> Result<usize, EngineError> {
-        self.model
+        self.runner
+            .read()
+            .await
             .tokenize(either::Either::Right(text.to_string()), None, false, false, None)
             .await
             .map(|t| t.len())
@@ -130,6 +247,17 @@ impl MistralEngine {
 /// `min..=max` lines of "- " and at least a few characters, none longer than `max_chars`.
 fn bullets_regex(min: usize, max: usize, max_chars: usize) -> String {
     format!("(- [A-Z0-9][^\\n]{{8,{max_chars}}}\\n){{{min},{max}}}")
+}
+
+/// Loading reads and converts every tensor through short-lived buffers; glibc keeps such freed
+/// memory in its arenas, where it counts as the host's memory until the process ends. Handing
+/// it back once the model is in place lowers resident memory by the size of those buffers.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the kernel; it is thread-safe.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 fn with_dequantise<T>(on: bool, f: impl FnOnce() -> T) -> T {
@@ -162,101 +290,125 @@ impl Engine for MistralEngine {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Generation, EngineError>> {
         Box::pin(async move {
-            let started = Instant::now();
-            let sampling = &request.sampling;
-            let mut builder = RequestBuilder::new()
-                .add_message(TextMessageRole::System, &request.system)
-                .add_message(TextMessageRole::User, &request.user)
-                .enable_thinking(false)
-                .set_sampler_max_len(request.max_tokens)
-                .set_sampler_frequency_penalty(sampling.frequency_penalty)
-                .set_sampler_presence_penalty(sampling.presence_penalty)
-                .set_sampler_stop_toks(StopTokens::Ids(self.stop_ids.clone()));
-            // At temperature 0 nothing is set: a new RequestBuilder decodes greedily already.
-            // Not `set_deterministic_sampler()`: it replaces every sampling parameter, the length
-            // limit and stop tokens set above included, and generation then runs to the end of
-            // the context window (measured: a "hang" of over 10 minutes).
-            if sampling.temperature > 0.0 {
-                builder = builder
-                    .set_sampler_temperature(sampling.temperature)
-                    .set_sampler_topp(sampling.top_p)
-                    .set_sampler_topk(sampling.top_k)
-                    .set_sampler_minp(sampling.min_p);
-            }
-            if sampling.dry_multiplier > 0.0
-                && let Ok(dry) = DrySamplingParams::new_with_defaults(sampling.dry_multiplier, None, None, None)
+            let model = self.runner.read().await;
+            let out = stream(&model, &self.stop_ids, request, sink, cancel).await;
+            drop(model);
+            if let Ok(generation) = &out
+                && self.account(generation)
             {
-                builder = builder.set_sampler_dry_params(dry);
+                self.renew_runner().await;
             }
-            match &request.shape {
-                OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(schema.clone())),
-                OutputShape::Bullets { min, max, max_chars } => {
-                    builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
-                }
-                OutputShape::Markdown => {}
-            }
-            let mut stream = self
-                .model
-                .stream_chat_request(builder)
-                .await
-                .map_err(|e| EngineError::new("ENGINE_FAILED", e.to_string()))?;
-            let mut out = Generation::default();
-            loop {
-                let next = tokio::select! {
-                    _ = cancel.cancelled() => {
-                        out.finish_reason = "cancelled".into();
-                        break;
-                    }
-                    next = tokio::time::timeout(STALL_LIMIT, stream.next()) => match next {
-                        Ok(next) => next,
-                        Err(_) => return Err(EngineError::new(
-                            "ENGINE_STALLED",
-                            format!("no output for {} s; the request was abandoned", STALL_LIMIT.as_secs()),
-                        )),
-                    },
-                };
-                let Some(response) = next else { break };
-                match response {
-                    Response::Chunk(chunk) => {
-                        if let Some(usage) = &chunk.usage {
-                            out.prompt_tokens = usage.prompt_tokens;
-                            out.completion_tokens = usage.completion_tokens;
-                        }
-                        for choice in &chunk.choices {
-                            if let Some(text) = &choice.delta.content
-                                && !text.is_empty()
-                            {
-                                out.first_token.get_or_insert_with(|| started.elapsed());
-                                out.text.push_str(text);
-                                sink(text);
-                            }
-                            if let Some(reason) = &choice.finish_reason {
-                                out.finish_reason = reason.clone();
-                            }
-                        }
-                        if !out.finish_reason.is_empty() && chunk.usage.is_some() {
-                            break;
-                        }
-                    }
-                    Response::Done(done) => {
-                        out.prompt_tokens = done.usage.prompt_tokens;
-                        out.completion_tokens = done.usage.completion_tokens;
-                        break;
-                    }
-                    Response::ModelError(message, _) | Response::CompletionModelError(message, _) => {
-                        return Err(EngineError::new("ENGINE_FAILED", message));
-                    }
-                    Response::InternalError(e) | Response::ValidationError(e) => {
-                        return Err(EngineError::new("ENGINE_FAILED", e.to_string()));
-                    }
-                    _ => {}
-                }
-            }
-            if out.finish_reason.is_empty() {
-                out.finish_reason = "stop".into();
-            }
-            out.total = started.elapsed();
-            Ok(out)
+            out
         })
     }
+}
+
+/// A runner (mistral.rs's engine loop and its prefix cache) over the pipeline.
+async fn runner(pipeline: SharedPipeline) -> Model {
+    let scheduler = SchedulerConfig::DefaultScheduler { method: DefaultSchedulerMethod::Fixed(4.try_into().unwrap()) };
+    Model::new(
+        mistralrs::core::MistralRsBuilder::new(pipeline, scheduler, false, None).with_prefix_cache_n(16).build().await,
+    )
+}
+
+/// One request through `model`, its text streamed into `sink`.
+async fn stream(
+    model: &Model,
+    stop_ids: &[u32],
+    request: GenerateRequest,
+    sink: TokenSink<'_>,
+    cancel: &CancellationToken,
+) -> Result<Generation, EngineError> {
+    let started = Instant::now();
+    let sampling = &request.sampling;
+    let mut builder = RequestBuilder::new()
+        .add_message(TextMessageRole::System, &request.system)
+        .add_message(TextMessageRole::User, &request.user)
+        .enable_thinking(false)
+        .set_sampler_max_len(request.max_tokens)
+        .set_sampler_frequency_penalty(sampling.frequency_penalty)
+        .set_sampler_presence_penalty(sampling.presence_penalty)
+        .set_sampler_stop_toks(StopTokens::Ids(stop_ids.to_vec()));
+    // At temperature 0 nothing is set: a new RequestBuilder decodes greedily already.
+    // Not `set_deterministic_sampler()`: it replaces every sampling parameter, the length
+    // limit and stop tokens set above included, and generation then runs to the end of
+    // the context window (measured: a "hang" of over 10 minutes).
+    if sampling.temperature > 0.0 {
+        builder = builder
+            .set_sampler_temperature(sampling.temperature)
+            .set_sampler_topp(sampling.top_p)
+            .set_sampler_topk(sampling.top_k)
+            .set_sampler_minp(sampling.min_p);
+    }
+    if sampling.dry_multiplier > 0.0
+        && let Ok(dry) = DrySamplingParams::new_with_defaults(sampling.dry_multiplier, None, None, None)
+    {
+        builder = builder.set_sampler_dry_params(dry);
+    }
+    match &request.shape {
+        OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(schema.clone())),
+        OutputShape::Bullets { min, max, max_chars } => {
+            builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
+        }
+        OutputShape::Markdown => {}
+    }
+    let mut stream =
+        model.stream_chat_request(builder).await.map_err(|e| EngineError::new("ENGINE_FAILED", e.to_string()))?;
+    let mut out = Generation::default();
+    loop {
+        let next = tokio::select! {
+            _ = cancel.cancelled() => {
+                out.finish_reason = "cancelled".into();
+                break;
+            }
+            next = tokio::time::timeout(STALL_LIMIT, stream.next()) => match next {
+                Ok(next) => next,
+                Err(_) => return Err(EngineError::new(
+                    "ENGINE_STALLED",
+                    format!("no output for {} s; the request was abandoned", STALL_LIMIT.as_secs()),
+                )),
+            },
+        };
+        let Some(response) = next else { break };
+        match response {
+            Response::Chunk(chunk) => {
+                if let Some(usage) = &chunk.usage {
+                    out.prompt_tokens = usage.prompt_tokens;
+                    out.completion_tokens = usage.completion_tokens;
+                }
+                for choice in &chunk.choices {
+                    if let Some(text) = &choice.delta.content
+                        && !text.is_empty()
+                    {
+                        out.first_token.get_or_insert_with(|| started.elapsed());
+                        out.text.push_str(text);
+                        sink(text);
+                    }
+                    if let Some(reason) = &choice.finish_reason {
+                        out.finish_reason = reason.clone();
+                    }
+                }
+                if !out.finish_reason.is_empty() && chunk.usage.is_some() {
+                    break;
+                }
+            }
+            Response::Done(done) => {
+                out.prompt_tokens = done.usage.prompt_tokens;
+                out.completion_tokens = done.usage.completion_tokens;
+                break;
+            }
+            Response::ModelError(message, _) | Response::CompletionModelError(message, _) => {
+                return Err(EngineError::new("ENGINE_FAILED", message));
+            }
+            Response::InternalError(e) | Response::ValidationError(e) => {
+                return Err(EngineError::new("ENGINE_FAILED", e.to_string()));
+            }
+            _ => {}
+        }
+    }
+    if out.finish_reason.is_empty() {
+        out.finish_reason = "stop".into();
+    }
+    out.total = started.elapsed();
+    Ok(out)
 }

@@ -11,6 +11,8 @@ pub mod extractive;
 #[cfg(feature = "embedded")]
 pub mod mistral;
 pub mod openai;
+#[cfg(feature = "embedded")]
+pub mod requant;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
