@@ -136,7 +136,9 @@ pub async fn plan(
     }
     let request = plan_request(input);
     let system = prompt::planner_system();
-    let schema = prompt::planner_schema();
+    let handles: Vec<String> =
+        input.observation.elements.iter().take(PLAN_ELEMENTS).map(|e| e.handle_id.clone()).collect();
+    let schema = prompt::planner_schema(&handles);
     let mut user = prompt::user_content(&request);
     let mut attempts: Vec<Value> = Vec::new();
     let mut last: Option<(String, Result<PlannerReply, laika_shared::parse::ParseError>)> = None;

@@ -178,34 +178,40 @@ Arguments: browser.click {{handleId}}; browser.type {{handleId, text}}; browser.
 
 /// The schema planner output is decoded under. Strings and arrays are bounded because output cut
 /// by the length limit is not JSON.
-pub fn planner_schema() -> Value {
+/// The schema a planner reply is decoded under: each call is one of the offered tools with
+/// exactly that tool's arguments, and handles are the ones the model was shown (`handles`, the
+/// observation's first elements). Decoding under it, a small model can only write calls that
+/// validate; the tools taking a handle are left out when the page offers none.
+pub fn planner_schema(handles: &[String]) -> Value {
+    let text = |max: usize| json!({ "type": "string", "maxLength": max });
+    let handle = json!({ "type": "string", "enum": handles });
+    let url = json!({ "type": "string", "pattern": "^https?://[^\\s]+$", "maxLength": 500 });
+    let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
+    let mut calls: Vec<Value> = Vec::new();
+    for name in PLANNER_TOOLS {
+        let arguments = match *name {
+            "browser.click" => object(json!({ "handleId": handle }), &["handleId"]),
+            "browser.type" => object(json!({ "handleId": handle, "text": text(300) }), &["handleId", "text"]),
+            "browser.select" => object(json!({ "handleId": handle, "value": text(200) }), &["handleId", "value"]),
+            "browser.scroll" => {
+                object(json!({ "deltaY": { "type": "integer", "minimum": -100000, "maximum": 100000 } }), &["deltaY"])
+            }
+            "browser.open_tab" | "browser.navigate" => object(json!({ "url": url }), &["url"]),
+            "search" => object(json!({ "query": text(200) }), &["query"]),
+            _ => object(json!({}), &[]),
+        };
+        let takes_handle = arguments["properties"].get("handleId").is_some();
+        if takes_handle && handles.is_empty() {
+            continue;
+        }
+        calls.push(object(json!({ "name": { "const": name }, "arguments": arguments }), &["name", "arguments"]));
+    }
     json!({
         "type": "object",
         "properties": {
             "summary": { "type": "string", "maxLength": 600 },
             "summaryFormat": { "type": "string", "enum": ["plain", "markdown"] },
-            "tool_calls": {
-                "type": "array",
-                "maxItems": 3,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "name": { "type": "string", "enum": PLANNER_TOOLS },
-                        "arguments": {
-                            "type": "object",
-                            "additionalProperties": {
-                                "anyOf": [
-                                    { "type": "string", "maxLength": 300 },
-                                    { "type": "number" },
-                                    { "type": "boolean" }
-                                ]
-                            }
-                        }
-                    },
-                    "required": ["name", "arguments"],
-                    "additionalProperties": false
-                }
-            }
+            "tool_calls": { "type": "array", "maxItems": 3, "items": { "anyOf": calls } }
         },
         "required": ["summary", "tool_calls"],
         "additionalProperties": false
@@ -216,6 +222,46 @@ pub fn planner_schema() -> Value {
 mod tests {
     use super::*;
     use laika_shared::packet;
+
+    #[test]
+    fn the_planner_schema_admits_only_valid_calls_on_shown_handles() {
+        let schema = planner_schema(&["laika-1".to_string(), "laika-7".to_string()]);
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let reply = |calls: Value| json!({ "summary": "ok", "tool_calls": calls });
+        for good in [
+            json!([]),
+            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-7" } }]),
+            json!([{ "name": "browser.type", "arguments": { "handleId": "laika-1", "text": "hello" } }]),
+            json!([{ "name": "browser.navigate", "arguments": { "url": "https://example.com/a" } }]),
+            json!([{ "name": "search", "arguments": { "query": "otters" } }, { "name": "content.summarize", "arguments": {} }]),
+            json!([{ "name": "browser.scroll", "arguments": { "deltaY": 600 } }]),
+        ] {
+            let value = reply(good);
+            assert!(validator.is_valid(&value), "{value}");
+            // What the schema admits, the catalogue accepts.
+            for call in value["tool_calls"].as_array().unwrap() {
+                let raw = laika_shared::tools::RawToolCall::from_value(call, "/tool_calls/0").unwrap();
+                assert!(raw.to_typed().is_ok(), "{call}");
+            }
+        }
+        for bad in [
+            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-2" } }]),
+            json!([{ "name": "browser.click", "arguments": { "dataType": "html" } }]),
+            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-1", "x": 1 } }]),
+            json!([{ "name": "browser.navigate", "arguments": { "url": "javascript:alert(1)" } }]),
+            json!([{ "name": "search", "arguments": {} }]),
+            json!([{ "name": "app.calculate", "arguments": { "expression": "1+1" } }]),
+        ] {
+            assert!(!validator.is_valid(&reply(bad.clone())), "{bad}");
+        }
+        // No handles shown: no call that needs one is offered.
+        let schema = planner_schema(&[]);
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        assert!(
+            !validator.is_valid(&reply(json!([{ "name": "browser.click", "arguments": { "handleId": "laika-1" } }])))
+        );
+        assert!(validator.is_valid(&reply(json!([{ "name": "browser.back", "arguments": {} }]))));
+    }
 
     #[test]
     fn packed_requests_are_valid_llmcp() {

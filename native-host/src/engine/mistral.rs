@@ -244,6 +244,18 @@ impl MistralEngine {
     }
 }
 
+/// The schema with llguidance told to allow no whitespace between JSON tokens. By default the
+/// grammar lets whitespace through between any two tokens, and a small model fills its output
+/// with it (SmolLM2-135M padded plans with spaces and newlines until the length limit cut them,
+/// so they never parsed). Whitespace inside strings is unaffected.
+fn compact(schema: &serde_json::Value) -> serde_json::Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("x-guidance".into(), serde_json::json!({ "whitespace_flexible": false }));
+    }
+    schema
+}
+
 /// `min..=max` lines of "- " and at least a few characters, none longer than `max_chars`.
 fn bullets_regex(min: usize, max: usize, max_chars: usize) -> String {
     format!("(- [A-Z0-9][^\\n]{{8,{max_chars}}}\\n){{{min},{max}}}")
@@ -346,7 +358,7 @@ async fn stream(
         builder = builder.set_sampler_dry_params(dry);
     }
     match &request.shape {
-        OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(schema.clone())),
+        OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(compact(schema))),
         OutputShape::Bullets { min, max, max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
         }
