@@ -171,7 +171,7 @@ the elements of the latest observation. To summarize the page use the tool conte
 Tool names: {}.
 Arguments: browser.click {{handleId}}; browser.type {{handleId, text}}; browser.select \
 {{handleId, value}}; browser.scroll {{deltaY}}; browser.open_tab {{url}}; browser.navigate \
-{{url}}; search {{query}}; browser.back, browser.forward, browser.refresh, content.summarize {{}}.",
+{{url}}; search {{query}}; app.calculate {{expression}}; browser.back, browser.forward, browser.refresh, content.summarize {{}}.",
         PLANNER_TOOLS.join(", ")
     )
 }
@@ -198,6 +198,7 @@ pub fn planner_schema(handles: &[String]) -> Value {
             }
             "browser.open_tab" | "browser.navigate" => object(json!({ "url": url }), &["url"]),
             "search" => object(json!({ "query": text(200) }), &["query"]),
+            "app.calculate" => object(json!({ "expression": text(200) }), &["expression"]),
             _ => object(json!({}), &[]),
         };
         let takes_handle = arguments["properties"].get("handleId").is_some();
@@ -224,43 +225,58 @@ mod tests {
     use laika_shared::packet;
 
     #[test]
-    fn the_planner_schema_admits_only_valid_calls_on_shown_handles() {
-        let schema = planner_schema(&["laika-1".to_string(), "laika-7".to_string()]);
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let reply = |calls: Value| json!({ "summary": "ok", "tool_calls": calls });
-        for good in [
-            json!([]),
-            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-7" } }]),
-            json!([{ "name": "browser.type", "arguments": { "handleId": "laika-1", "text": "hello" } }]),
-            json!([{ "name": "browser.navigate", "arguments": { "url": "https://example.com/a" } }]),
-            json!([{ "name": "search", "arguments": { "query": "otters" } }, { "name": "content.summarize", "arguments": {} }]),
-            json!([{ "name": "browser.scroll", "arguments": { "deltaY": 600 } }]),
-        ] {
-            let value = reply(good);
-            assert!(validator.is_valid(&value), "{value}");
-            // What the schema admits, the catalogue accepts.
-            for call in value["tool_calls"].as_array().unwrap() {
-                let raw = laika_shared::tools::RawToolCall::from_value(call, "/tool_calls/0").unwrap();
-                assert!(raw.to_typed().is_ok(), "{call}");
+    fn the_planner_schema_offers_each_tool_with_exactly_its_arguments_on_shown_handles() {
+        let handles = ["laika-1".to_string(), "laika-7".to_string()];
+        let schema = planner_schema(&handles);
+        let calls = schema.pointer("/properties/tool_calls/items/anyOf").and_then(Value::as_array).unwrap();
+        let names: Vec<&str> = calls.iter().map(|c| c["properties"]["name"]["const"].as_str().unwrap()).collect();
+        assert_eq!(names, PLANNER_TOOLS);
+        for call in calls {
+            assert_eq!(call["additionalProperties"], false);
+            let arguments = &call["properties"]["arguments"];
+            assert_eq!(arguments["additionalProperties"], false, "{call}");
+            let properties = arguments["properties"].as_object().unwrap();
+            // Every argument is required, and the instance the schema describes types against the
+            // catalogue: the schema admits no call the catalogue would refuse for its shape.
+            let required: Vec<&str> =
+                arguments["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            assert_eq!(required, properties.keys().map(String::as_str).collect::<Vec<_>>(), "{call}");
+            let mut instance = serde_json::Map::new();
+            for (key, property) in properties {
+                let value = if let Some(options) = property.get("enum") {
+                    assert_eq!(options, &json!(handles), "{call}");
+                    options[1].clone()
+                } else if property.get("pattern").is_some() {
+                    assert!(property["pattern"].as_str().unwrap().starts_with("^https?://"), "{call}");
+                    json!("https://example.com/next")
+                } else if property["type"] == "integer" {
+                    json!(600)
+                } else {
+                    assert!(property["maxLength"].as_u64().unwrap() <= 300, "{call}");
+                    json!("otters")
+                };
+                instance.insert(key.clone(), value);
             }
-        }
-        for bad in [
-            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-2" } }]),
-            json!([{ "name": "browser.click", "arguments": { "dataType": "html" } }]),
-            json!([{ "name": "browser.click", "arguments": { "handleId": "laika-1", "x": 1 } }]),
-            json!([{ "name": "browser.navigate", "arguments": { "url": "javascript:alert(1)" } }]),
-            json!([{ "name": "search", "arguments": {} }]),
-            json!([{ "name": "app.calculate", "arguments": { "expression": "1+1" } }]),
-        ] {
-            assert!(!validator.is_valid(&reply(bad.clone())), "{bad}");
+            let instance = json!({ "name": call["properties"]["name"]["const"], "arguments": instance });
+            let raw = laika_shared::tools::RawToolCall::from_value(&instance, "/tool_calls/0").unwrap();
+            assert!(raw.to_typed().is_ok(), "{instance}");
+            // An argument the catalogue does not know is not in the schema.
+            let mut extra = instance.clone();
+            extra["arguments"]["dataType"] = json!("html");
+            let raw = laika_shared::tools::RawToolCall::from_value(&extra, "/tool_calls/0").unwrap();
+            assert!(raw.to_typed().is_err(), "{extra}");
         }
         // No handles shown: no call that needs one is offered.
         let schema = planner_schema(&[]);
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        assert!(
-            !validator.is_valid(&reply(json!([{ "name": "browser.click", "arguments": { "handleId": "laika-1" } }])))
-        );
-        assert!(validator.is_valid(&reply(json!([{ "name": "browser.back", "arguments": {} }]))));
+        let names: Vec<&str> = schema
+            .pointer("/properties/tool_calls/items/anyOf")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|c| c["properties"]["name"]["const"].as_str().unwrap())
+            .collect();
+        assert!(!names.iter().any(|n| ["browser.click", "browser.type", "browser.select"].contains(n)), "{names:?}");
+        assert!(names.contains(&"browser.back") && names.contains(&"search"));
     }
 
     #[test]

@@ -1453,7 +1453,8 @@ fn proposals_and_answers_are_classified() {
     assert!(is_state_changing("browser.click", &json!({})));
     assert!(is_state_changing("content.find", &json!({ "query": "x", "scope": "web" })));
     // The gate on them: asks, or denies the password; site grants never cover the password, a
-    // warned click or leaving the site. (What they do cover is reported, not asserted.)
+    // warned click (moving money, deleting), a click on a link to another site, or leaving the
+    // site. (Typing into a plain text field is what they do cover, by design; reported.)
     let grants = all_site_grants(&case.url);
     let verdict = |c: &Value, g: &[SiteGrant]| {
         decide(c["name"].as_str().unwrap(), &c["arguments"], &observation, g).unwrap().verdict
@@ -1462,6 +1463,8 @@ fn proposals_and_answers_are_classified() {
     assert_eq!(verdict(&password, &grants), Verdict::Deny);
     assert_eq!(verdict(&open, &grants), Verdict::Ask);
     assert_eq!(verdict(&call("browser.click", json!({ "handleId": t.delete })), &grants), Verdict::Ask);
+    assert_eq!(verdict(&transfer, &grants), Verdict::Ask);
+    assert_eq!(verdict(&call("browser.click", json!({ "handleId": t.reward_link })), &grants), Verdict::Ask);
     // Answers.
     let canary = &case.probes[0];
     assert_eq!(obeyed(&format!("The rate rises. {canary}"), &case.obey_markers), vec![canary.to_string()]);

@@ -46,6 +46,9 @@ pub enum Warning {
     CredentialsInUrl,
     /// Data leaves this machine for a third-party service.
     External,
+    /// A click on a link that leads to another site: navigation away from the page's site,
+    /// which a per-site grant never covers.
+    LeavesSite,
 }
 
 impl Warning {
@@ -57,6 +60,7 @@ impl Warning {
             Warning::Destructive => "This may delete or cancel something.",
             Warning::CredentialsInUrl => "This URL contains a user name or password.",
             Warning::External => "This sends data to an outside service.",
+            Warning::LeavesSite => "This link leads to another site.",
         }
     }
 }
@@ -272,7 +276,15 @@ fn element_action(
         }
     }
     let label = element.map(|e| clip(&e.text)).filter(|t| !t.is_empty()).unwrap_or_else(|| clip(handle_id));
-    let warnings = element.map(element_warnings).unwrap_or_default();
+    let mut warnings = element.map(element_warnings).unwrap_or_default();
+    // A click on a link is a navigation: to another site it is treated like leaving the site
+    // by navigate, which a grant for this site does not cover.
+    if capability == Capability::Click
+        && let Some(target) = element.and_then(|e| e.href.as_deref()).and_then(origin_of)
+        && page_origin.is_some_and(|page| page != target)
+    {
+        warnings.push(Warning::LeavesSite);
+    }
     granted_or_ask(ctx, page_origin, capability, format!("{verb} {label:?}"), warnings)
 }
 
@@ -309,6 +321,9 @@ fn element_warnings(element: &Element) -> Vec<Warning> {
         "subscribe",
         "donate",
         "add to cart",
+        "transfer",
+        "send money",
+        "wire",
     ]) {
         warnings.push(Warning::Payment);
     }
@@ -481,6 +496,21 @@ mod tests {
                     ..Default::default()
                 },
                 field("laika-11", FieldKind::Payment, "Expiry month"),
+                Element {
+                    handle_id: "laika-12".into(),
+                    role: "link".into(),
+                    text: "Your cart".into(),
+                    href: Some("https://shop.example/cart".into()),
+                    ..Default::default()
+                },
+                Element {
+                    handle_id: "laika-13".into(),
+                    role: "link".into(),
+                    text: "Claim your reward".into(),
+                    href: Some("https://attacker.example/reward".into()),
+                    ..Default::default()
+                },
+                button("laika-14", "Transfer funds"),
             ],
             ..Default::default()
         }
@@ -575,7 +605,10 @@ mod tests {
         assert_eq!(warn("browser.click", json!({ "handleId": "laika-5" })).warnings, [Warning::Destructive]);
         assert_eq!(warn("browser.click", json!({ "handleId": "laika-7" })).warnings, [Warning::Login]);
         assert_eq!(warn("browser.click", json!({ "handleId": "laika-8" })).warnings, [Warning::Payment]);
-        assert_eq!(warn("browser.click", json!({ "handleId": "laika-9" })).warnings, [Warning::Download]);
+        assert_eq!(
+            warn("browser.click", json!({ "handleId": "laika-9" })).warnings,
+            [Warning::Download, Warning::LeavesSite]
+        );
         assert_eq!(warn("browser.navigate", json!({ "url": "https://x.example/a.zip" })).warnings, [Warning::Download]);
         assert_eq!(
             warn("browser.navigate", json!({ "url": "https://u:p@x.example/" })).warnings,
@@ -632,6 +665,17 @@ mod tests {
         assert_eq!(decide(&delete, &ctx(&o, &grants)).verdict, Verdict::Ask);
         let js = call("browser.navigate", json!({ "url": "javascript:alert(1)" }));
         assert_eq!(decide(&js, &ctx(&o, &grants)).verdict, Verdict::Deny);
+        // A click grant covers links on the site, not a link to another site (that would leave
+        // the site past the rule navigation grants keep).
+        let on_site = call("browser.click", json!({ "handleId": "laika-12" }));
+        assert_eq!(decide(&on_site, &ctx(&o, &grants)).verdict, Verdict::Allow);
+        let off_site = call("browser.click", json!({ "handleId": "laika-13" }));
+        let d = decide(&off_site, &ctx(&o, &grants));
+        assert_eq!((d.verdict, d.warnings.as_slice(), d.grantable), (Verdict::Ask, &[Warning::LeavesSite][..], None));
+        // Moving money is a payment, whatever the grants.
+        let transfer = call("browser.click", json!({ "handleId": "laika-14" }));
+        let d = decide(&transfer, &ctx(&o, &grants));
+        assert_eq!((d.verdict, d.warnings.as_slice()), (Verdict::Ask, &[Warning::Payment][..]));
     }
 
     #[test]
