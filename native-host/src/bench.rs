@@ -198,8 +198,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
     // so what was measured before it is still printed.
     let failed = runtime.block_on(async {
         let started = Instant::now();
-        let (system, user_start) = crate::summary::shared_prompt_start();
-        let warm = (!args.no_warm).then_some(crate::engine::mistral::WarmPrefix { system, user_start });
+        let warm = (!args.no_warm).then(crate::summary::shared_prompt_start);
         let engine = MistralEngine::load(&path, precision, &crate::models::cpu_cache_dir(&data_dir), warm).await?;
         out["load_ms"] = json!(ms(started.elapsed()));
         out["rss_loaded_mb"] = json!(proc_status_mb("VmRSS"));

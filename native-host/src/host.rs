@@ -302,8 +302,7 @@ impl Host {
         };
         self.set_status(|s| s.model_path = Some(path.clone()));
         let precision = Precision::from_name(&config.precision).unwrap_or(Precision::Q8);
-        let (system, user_start) = crate::summary::shared_prompt_start();
-        let warm = Some(crate::engine::mistral::WarmPrefix { system, user_start });
+        let warm = Some(crate::summary::shared_prompt_start());
         MistralEngine::load(&path, precision, &models::cpu_cache_dir(&self.data_dir), warm)
             .await
             .map(|e| Arc::new(e) as Arc<dyn Engine>)

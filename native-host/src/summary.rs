@@ -9,7 +9,7 @@
 
 use crate::debuglog::DebugLog;
 use crate::engine::extractive::ExtractiveEngine;
-use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling};
+use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling, WarmPrefix};
 use crate::ground;
 use crate::history::History;
 use crate::prompt::{self, SUMMARY_DOC_ID, TurnRef};
@@ -313,25 +313,7 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
             break;
         }
         let part = &text[range.clone()];
-        let single = ranges.len() == 1;
-        let mut documents = vec![prompt::document(
-            SUMMARY_DOC_ID,
-            "web.observation.summary.v1",
-            reading_content(observation, if single { part } else { "" }),
-        )];
-        if !single {
-            documents.push(prompt::document(
-                &prompt::chunk_doc_id(1),
-                "web.observation.chunk.v1",
-                prompt::chunk_content(observation, 1, 1, part),
-            ));
-        }
-        let args = if single {
-            json!({ "style": "concise" })
-        } else {
-            json!({ "style": "concise", "part": index + 1, "parts": ranges.len() })
-        };
-        let request = prompt::request_packet(&job.turn, &input.user_text, task, args, documents);
+        let request = chunk_request(&job.turn, &input.user_text, task, observation, part, index, ranges.len());
         let before = job.snapshot().text.len();
         let generated =
             call(deps, system, &request, CHUNK_OUTPUT_TOKENS, shape.clone(), Some((job, &mut filter))).await?;
@@ -400,32 +382,51 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
 /// user content that all summary requests share (up to the first field that varies, found by
 /// writing two unlike requests). An engine with a prefix cache keeps it computed, so the first
 /// chunk of a summary pays only for what follows it.
-pub fn shared_prompt_start() -> (String, String) {
+pub fn shared_prompt_start() -> WarmPrefix {
     let turn = TurnRef { conversation_id: "c".into(), turn: 1 };
-    let user = |url: &str, text: &str, single: bool, asked: &str| {
+    let user = |url: &str, text: &str, count: usize, asked: &str| {
         let observation =
             Observation { url: url.into(), title: text.into(), text: text.into(), ..Observation::default() };
-        let mut documents = vec![prompt::document(
-            SUMMARY_DOC_ID,
-            "web.observation.summary.v1",
-            reading_content(&observation, if single { text } else { "" }),
-        )];
-        if !single {
-            documents.push(prompt::document(
-                &prompt::chunk_doc_id(1),
-                "web.observation.chunk.v1",
-                prompt::chunk_content(&observation, 1, 1, text),
-            ));
-        }
-        let args =
-            if single { json!({ "style": "concise" }) } else { json!({ "style": "concise", "part": 1, "parts": 2 }) };
-        prompt::user_content(&prompt::request_packet(&turn, asked, "web.summarize", args, documents))
+        prompt::user_content(&chunk_request(&turn, asked, "web.summarize", &observation, text, 0, count))
     };
-    let a = user("https://a.example/", "A", true, "Summarize this page");
-    let b = user("https://b.example/x", "B b", false, "What is this?");
+    let a = user("https://a.example/", "A", 1, "Summarize this page");
+    let b = user("https://b.example/x", "B b", 2, "What is this?");
     let shared =
         a.char_indices().zip(b.chars()).find(|((_, x), y)| x != y).map_or(a.len().min(b.len()), |((i, _), _)| i);
-    (prompt::SUMMARY_SYSTEM.to_string(), a[..shared].to_string())
+    WarmPrefix { system: prompt::SUMMARY_SYSTEM.to_string(), user_start: a[..shared].to_string() }
+}
+
+/// The request that reads part `index` (from 0) of `count` of the page's text: the summary
+/// document, holding the text itself when the page is read in one part, and for a part of
+/// several the chunk document.
+fn chunk_request(
+    turn: &TurnRef,
+    user_text: &str,
+    task: &str,
+    observation: &Observation,
+    part: &str,
+    index: usize,
+    count: usize,
+) -> Value {
+    let single = count == 1;
+    let mut documents = vec![prompt::document(
+        SUMMARY_DOC_ID,
+        "web.observation.summary.v1",
+        reading_content(observation, if single { part } else { "" }),
+    )];
+    if !single {
+        documents.push(prompt::document(
+            &prompt::chunk_doc_id(1),
+            "web.observation.chunk.v1",
+            prompt::chunk_content(observation, 1, 1, part),
+        ));
+    }
+    let args = if single {
+        json!({ "style": "concise" })
+    } else {
+        json!({ "style": "concise", "part": index + 1, "parts": count })
+    };
+    prompt::request_packet(turn, user_text, task, args, documents)
 }
 
 /// The summary document of one read: the page's identity, signals and the text being read.
@@ -640,9 +641,9 @@ mod tests {
 
     #[test]
     fn the_shared_prompt_start_begins_every_summary_request() {
-        let (system, start) = shared_prompt_start();
-        assert_eq!(system, prompt::SUMMARY_SYSTEM);
-        assert!(start.starts_with("{\"input\":"), "{start}");
+        let start = shared_prompt_start();
+        assert_eq!(start.system, prompt::SUMMARY_SYSTEM);
+        assert!(start.user_start.starts_with("{\"input\":"), "{}", start.user_start);
         let observation = Observation {
             url: "https://news.example/story?id=7".into(),
             title: "Otters return".into(),
@@ -650,32 +651,12 @@ mod tests {
             ..Observation::default()
         };
         let turn = TurnRef { conversation_id: "conv".into(), turn: 3 };
-        for single in [true, false] {
-            let mut documents = vec![prompt::document(
-                SUMMARY_DOC_ID,
-                "web.observation.summary.v1",
-                reading_content(&observation, if single { &observation.text } else { "" }),
-            )];
-            if !single {
-                documents.push(prompt::document(
-                    &prompt::chunk_doc_id(1),
-                    "web.observation.chunk.v1",
-                    prompt::chunk_content(&observation, 1, 2, &observation.text),
-                ));
-            }
-            let args = if single {
-                json!({ "style": "concise" })
-            } else {
-                json!({ "style": "concise", "part": 1, "parts": 2 })
-            };
-            let user = prompt::user_content(&prompt::request_packet(
-                &turn,
-                "Summarize this page",
-                "web.summarize",
-                args,
-                documents,
-            ));
-            assert!(user.starts_with(&start), "{user}\ndoes not start with\n{start}");
+        // The requests `summarize` sends: a page read in one part, and the first of two.
+        for count in [1, 2] {
+            let request =
+                chunk_request(&turn, "Summarize this page", "web.summarize", &observation, &observation.text, 0, count);
+            let user = prompt::user_content(&request);
+            assert!(user.starts_with(&start.user_start), "{user}\ndoes not start with\n{}", start.user_start);
         }
     }
 

@@ -5,7 +5,7 @@
 //! The tokenizer and chat template come from the GGUF itself. The file must sit in a directory
 //! of its own: a tokenizer or template file beside it would override the GGUF's.
 
-use super::{Engine, EngineError, GenerateRequest, Generation, OutputShape, TokenSink};
+use super::{Engine, EngineError, GenerateRequest, Generation, OutputShape, TokenSink, WarmPrefix};
 use futures::future::BoxFuture;
 use mistralrs::core::Pipeline;
 use mistralrs::core::{GGUFLoaderBuilder, GGUFSpecificConfig, TokenSource};
@@ -62,15 +62,6 @@ type SharedPipeline = Arc<tokio::sync::Mutex<dyn Pipeline + Send + Sync>>;
 /// with each request (measured: +530 MB after one summary of a 2,000-word article).
 const PREFIX_CACHE_BUDGET: usize = 96 << 20;
 
-/// The start every request of one kind shares: the fixed system prompt and the beginning of the
-/// user content. Computed once at load (and after each fresh runner) so its KV cache is there
-/// for the first real request, which then computes only what follows it.
-#[derive(Clone, Debug)]
-pub struct WarmPrefix {
-    pub system: String,
-    pub user_start: String,
-}
-
 pub struct MistralEngine {
     /// Replaced (under the write lock, between requests) to drop mistral.rs's prefix cache.
     runner: tokio::sync::RwLock<Model>,
@@ -89,7 +80,8 @@ impl MistralEngine {
     /// Loads `gguf` (a path to a `.gguf` file). Never touches the network: the path is checked
     /// first, because mistral.rs sends a path that does not exist to the hub as a model id.
     /// `cache_dir` holds CPU-ready copies for [`Precision::Q8`]; `warm` is computed before the
-    /// engine is returned.
+    /// engine is returned (and again after each fresh runner), so its KV cache is there for the
+    /// first real request, which then computes only what follows it.
     pub async fn load(
         gguf: &Path,
         precision: Precision,

@@ -81,6 +81,14 @@ pub struct GenerateRequest {
     pub shape: OutputShape,
 }
 
+/// The start every request of one kind shares: the fixed system prompt and the beginning of the
+/// user content. An engine with a prefix cache can keep it computed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmPrefix {
+    pub system: String,
+    pub user_start: String,
+}
+
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Generation {
     pub text: String,

@@ -32,6 +32,14 @@ pub fn has_cpu_kernel(dtype: GgmlDType) -> bool {
     )
 }
 
+/// A GGUF file's header (metadata and tensor table), and the reader positioned to read tensors.
+fn read_gguf(path: &Path) -> Result<(BufReader<std::fs::File>, gguf_file::Content)> {
+    let mut reader = BufReader::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?);
+    let content =
+        gguf_file::Content::read(&mut reader).with_context(|| format!("{}: not a GGUF file", path.display()))?;
+    Ok((reader, content))
+}
+
 /// What a conversion did: how many tensors changed format, and the sizes before and after.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Conversion {
@@ -88,9 +96,7 @@ pub fn cpu_ready(source: &Path, cache_dir: &Path) -> Result<PathBuf> {
 /// (`<arch>.block_count`, `.attention.head_count[_kv]`, `.embedding_length`, `.attention.key_length`);
 /// `None` when the file does not say.
 pub fn kv_bytes_per_token(path: &Path) -> Result<Option<usize>> {
-    let mut reader = BufReader::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?);
-    let content =
-        gguf_file::Content::read(&mut reader).with_context(|| format!("{}: not a GGUF file", path.display()))?;
+    let (_, content) = read_gguf(path)?;
     let meta = &content.metadata;
     let Some(arch) = meta.get("general.architecture").and_then(|v| v.to_string().ok()) else { return Ok(None) };
     let get = |key: &str| {
@@ -111,13 +117,7 @@ pub fn kv_bytes_per_token(path: &Path) -> Result<Option<usize>> {
 /// magnitude; the worst over all tensors. Reports what a conversion cost (`bench requantize`,
 /// tests).
 pub fn max_relative_difference(a: &Path, b: &Path) -> Result<f32> {
-    let open = |p: &Path| -> Result<(BufReader<std::fs::File>, gguf_file::Content)> {
-        let mut reader = BufReader::new(std::fs::File::open(p).with_context(|| format!("{}", p.display()))?);
-        let content =
-            gguf_file::Content::read(&mut reader).with_context(|| format!("{}: not a GGUF file", p.display()))?;
-        Ok((reader, content))
-    };
-    let ((mut ra, ca), (mut rb, cb)) = (open(a)?, open(b)?);
+    let ((mut ra, ca), (mut rb, cb)) = (read_gguf(a)?, read_gguf(b)?);
     let device = Device::Cpu;
     let mut worst = 0f32;
     for name in ca.tensor_infos.keys() {
@@ -133,9 +133,7 @@ pub fn max_relative_difference(a: &Path, b: &Path) -> Result<f32> {
 
 /// Whether `path` holds any matrix without a CPU kernel (and so is worth converting).
 pub fn needs_conversion(path: &Path) -> Result<bool> {
-    let mut reader = BufReader::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?);
-    let content =
-        gguf_file::Content::read(&mut reader).with_context(|| format!("{}: not a GGUF file", path.display()))?;
+    let (_, content) = read_gguf(path)?;
     Ok(content.tensor_infos.values().any(|info| info.shape.rank() >= 2 && !has_cpu_kernel(info.ggml_dtype)))
 }
 
@@ -146,9 +144,7 @@ pub fn convert(src: &Path, dst: &Path, target: GgmlDType) -> Result<Conversion> 
     if !has_cpu_kernel(target) || target == GgmlDType::F32 {
         bail!("{target:?} is not a quantised format with a CPU kernel");
     }
-    let mut reader = BufReader::new(std::fs::File::open(src).with_context(|| format!("{}", src.display()))?);
-    let content =
-        gguf_file::Content::read(&mut reader).with_context(|| format!("{}: not a GGUF file", src.display()))?;
+    let (mut reader, content) = read_gguf(src)?;
     let device = Device::Cpu;
     let mut names: Vec<&String> = content.tensor_infos.keys().collect();
     names.sort();
