@@ -20,7 +20,7 @@
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -54,12 +54,8 @@ struct Host {
 
 impl Host {
     fn start(data_dir: &Path) -> Host {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        let mut child = support::host_command(data_dir)
             .arg("chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
-            .env("LAIKA_DATA_DIR", data_dir)
-            .env_remove("LAIKA_LOG")
-            .env_remove("LAIKA_DEBUG")
-            .env_remove("LAIKA_LOG_FULL_LLM")
             .env("RUST_BACKTRACE", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

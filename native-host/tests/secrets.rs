@@ -196,11 +196,7 @@ impl Secrets {
 type Places = Vec<(String, Vec<u8>)>;
 
 fn host_command(data_dir: &Path, env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_laika-host"));
-    command.env("LAIKA_DATA_DIR", data_dir);
-    for var in ["LAIKA_LOG", "LAIKA_DEBUG", "LAIKA_LOG_FULL_LLM"] {
-        command.env_remove(var);
-    }
+    let mut command = support::host_command(data_dir);
     for (key, value) in env {
         command.env(key, value);
     }

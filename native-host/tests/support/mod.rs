@@ -1,6 +1,18 @@
 //! What several of the host's integration tests share (`mod support;` in each).
 #![allow(dead_code)]
 
+/// The host binary with `LAIKA_DATA_DIR` set and the logging switches the developer's shell may
+/// have set removed (`LAIKA_LOG`, `LAIKA_DEBUG`, `LAIKA_LOG_FULL_LLM`), so a test sees the
+/// defaults unless it sets them itself.
+pub fn host_command(data_dir: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_laika-host"));
+    command.env("LAIKA_DATA_DIR", data_dir);
+    for var in ["LAIKA_LOG", "LAIKA_DEBUG", "LAIKA_LOG_FULL_LLM"] {
+        command.env_remove(var);
+    }
+    command
+}
+
 /// A small deterministic generator (SplitMix64): seeded runs repeat exactly.
 pub struct Rng(pub u64);
 
