@@ -1,0 +1,575 @@
+//! Scaled dot-product attention on the CPU, for the embedded engine (mistral.rs, patched to call
+//! this in `vendor/mistralrs-core`).
+//!
+//! Why it exists: mistral.rs 0.8.1 computes CPU attention with a scalar loop over every
+//! (query, key) pair, the masked-out half of a causal prompt included, one `exp` a pair, on a
+//! rayon pool of its own beside candle's. On a 4,000-token prompt of SmolLM2-135M that was ≈ 86 %
+//! of prompt time. Here each block of query rows is multiplied (gemm) only against the keys its
+//! rows can see — read from the mask, never assumed — softmax runs once over those scores with a
+//! vectorisable `exp`, and the heads of a grouped-query group read the same K and V rows instead
+//! of copies. The result equals softmax(QKᵀ·scale + mask)·V to float rounding (tests below).
+//!
+//! Tensors are f32 slices with explicit element strides, so any candle layout (a transposed view,
+//! a KV cache narrowed from a larger buffer) is read in place.
+
+use std::cell::RefCell;
+
+use rayon::prelude::*;
+
+/// Query rows a task multiplies at once: large enough for gemm to run at speed, small enough that
+/// a block's scores (rows × visible keys) stay in cache and a causal prompt skips most of its
+/// masked half.
+pub const QUERY_BLOCK: usize = 64;
+
+/// A rank-4 f32 tensor read through element strides, indexed (batch, head, position, dim).
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    pub data: &'a [f32],
+    pub batch: usize,
+    pub head: usize,
+    pub position: usize,
+    pub dim: usize,
+}
+
+impl View<'_> {
+    fn offset(&self, batch: usize, head: usize, position: usize) -> usize {
+        batch * self.batch + head * self.head + position * self.position
+    }
+
+    /// Whether every index below these dimensions stays inside `data`.
+    fn covers(&self, batches: usize, heads: usize, positions: usize, dims: usize) -> bool {
+        if batches == 0 || heads == 0 || positions == 0 || dims == 0 {
+            return true;
+        }
+        let last = (batches - 1) * self.batch
+            + (heads - 1) * self.head
+            + (positions - 1) * self.position
+            + (dims - 1) * self.dim;
+        last < self.data.len()
+    }
+}
+
+/// What the attention computes over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    pub batch: usize,
+    /// Query heads; a multiple of `kv_heads` (grouped-query attention).
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub q_len: usize,
+    pub kv_len: usize,
+    pub head_dim: usize,
+    pub v_dim: usize,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum AttentionError {
+    /// Shapes that do not fit together, or strides that would read outside a slice.
+    Shape(String),
+}
+
+impl std::fmt::Display for AttentionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttentionError::Shape(what) => write!(f, "cpu attention: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for AttentionError {}
+
+/// softmax(Q·Kᵀ·scale + mask)·V into `out`, laid out contiguous (batch, head, q position, v dim).
+///
+/// `mask`, when given, is row-major (q_len, kv_len), added to the scores, shared by every batch and
+/// head; `-inf` hides a key from a query. Without a mask every query sees every key. A query that
+/// sees no key at all gets a zero row.
+pub fn attention(
+    dims: Dims,
+    q: View<'_>,
+    k: View<'_>,
+    v: View<'_>,
+    mask: Option<&[f32]>,
+    scale: f32,
+    out: &mut [f32],
+) -> Result<(), AttentionError> {
+    let Dims { batch, heads, kv_heads, q_len, kv_len, head_dim, v_dim } = dims;
+    if kv_heads == 0 || heads % kv_heads != 0 {
+        return Err(AttentionError::Shape(format!("{heads} query heads over {kv_heads} key/value heads")));
+    }
+    if !q.covers(batch, heads, q_len, head_dim)
+        || !k.covers(batch, kv_heads, kv_len, head_dim)
+        || !v.covers(batch, kv_heads, kv_len, v_dim)
+    {
+        return Err(AttentionError::Shape("a stride reads outside its tensor".into()));
+    }
+    if out.len() != batch * heads * q_len * v_dim {
+        return Err(AttentionError::Shape(format!(
+            "output holds {} values, not {}",
+            out.len(),
+            batch * heads * q_len * v_dim
+        )));
+    }
+    if let Some(mask) = mask
+        && mask.len() != q_len * kv_len
+    {
+        return Err(AttentionError::Shape(format!("mask holds {} values, not {q_len}×{kv_len}", mask.len())));
+    }
+    if out.is_empty() {
+        return Ok(());
+    }
+    let group = heads / kv_heads;
+    // One task a (batch, head, block of query rows); the output of each is one contiguous run.
+    let rows_per_task = QUERY_BLOCK.min(q_len);
+    let blocks_per_head = q_len.div_ceil(rows_per_task);
+    out.par_chunks_mut(q_len * v_dim).enumerate().for_each(|(batch_head, head_out)| {
+        let (b, h) = (batch_head / heads, batch_head % heads);
+        let kv_head = h / group;
+        head_out.par_chunks_mut(rows_per_task * v_dim).enumerate().for_each(|(block, block_out)| {
+            let first = block * rows_per_task;
+            let rows = rows_per_task.min(q_len - first);
+            debug_assert!(block < blocks_per_head);
+            SCRATCH.with_borrow_mut(|scratch| {
+                attend_block(Block { b, h, kv_head, first, rows }, &dims, (&q, &k, &v), mask, scale, block_out, scratch)
+            });
+        });
+    });
+    Ok(())
+}
+
+thread_local! {
+    /// A worker's score buffer, reused across blocks (rows × visible keys).
+    static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+struct Block {
+    b: usize,
+    h: usize,
+    kv_head: usize,
+    first: usize,
+    rows: usize,
+}
+
+fn attend_block(
+    block: Block,
+    dims: &Dims,
+    (q, k, v): (&View<'_>, &View<'_>, &View<'_>),
+    mask: Option<&[f32]>,
+    scale: f32,
+    out: &mut [f32],
+    scores: &mut Vec<f32>,
+) {
+    let Block { b, h, kv_head, first, rows } = block;
+    let (kv_len, head_dim, v_dim) = (dims.kv_len, dims.head_dim, dims.v_dim);
+    let mask_row = |row: usize| mask.map(|m| &m[(first + row) * kv_len..(first + row + 1) * kv_len]);
+    // The keys any row of the block sees end at `visible`: past it the mask is -inf for all rows,
+    // so those scores would be exp(-inf) = 0 and are never computed.
+    let visible = (0..rows)
+        .map(|row| match mask_row(row) {
+            Some(m) => m.iter().rposition(|&x| x != f32::NEG_INFINITY).map_or(0, |j| j + 1),
+            None => kv_len,
+        })
+        .max()
+        .unwrap_or(0);
+    if visible == 0 {
+        out.fill(0.0);
+        return;
+    }
+    scores.clear();
+    scores.resize(rows * visible, 0.0);
+    let q_start = q.offset(b, h, first);
+    let k_start = k.offset(b, kv_head, 0);
+    let v_start = v.offset(b, kv_head, 0);
+    if rows <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1 {
+        // Decoding (one query row): gemm's matrix-vector path is several times slower than
+        // these loops, which the compiler vectorises.
+        let mut sums = [0f32; FEW_ROWS];
+        for (row, sum) in sums.iter_mut().enumerate().take(rows) {
+            let q_row = &q.data[q_start + row * q.position..][..head_dim];
+            let row_scores = &mut scores[row * visible..(row + 1) * visible];
+            for (j, s) in row_scores.iter_mut().enumerate() {
+                *s = dot(q_row, &k.data[k_start + j * k.position..][..head_dim]) * scale;
+            }
+            if let Some(m) = mask_row(row) {
+                for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
+                    *s += m;
+                }
+            }
+            *sum = softmax_numerators(row_scores);
+            let row_out = &mut out[row * v_dim..(row + 1) * v_dim];
+            row_out.fill(0.0);
+            for (j, &p) in row_scores.iter().enumerate() {
+                if p != 0.0 {
+                    axpy(p, &v.data[v_start + j * v.position..][..v_dim], row_out);
+                }
+            }
+            let inverse = if *sum > 0.0 { 1.0 / *sum } else { 0.0 };
+            row_out.iter_mut().for_each(|x| *x *= inverse);
+        }
+        return;
+    }
+    // SAFETY: `attention` checked that every index of q, k and v below their dimensions is inside
+    // the slices; the block reads rows first..first+rows of q (< q_len), keys 0..visible
+    // (≤ kv_len) and dims below head_dim / v_dim; `scores` holds rows×visible and `out`
+    // rows×v_dim, both written row-major.
+    unsafe {
+        // scores = scale · Q_block · K_visibleᵀ
+        gemm::gemm(
+            rows,
+            visible,
+            head_dim,
+            scores.as_mut_ptr(),
+            1,
+            visible as isize,
+            false,
+            q.data.as_ptr().add(q_start),
+            q.dim as isize,
+            q.position as isize,
+            k.data.as_ptr().add(k_start),
+            k.position as isize,
+            k.dim as isize,
+            0.0,
+            scale,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+    let mut sums = [0f32; QUERY_BLOCK];
+    for (row, sum) in sums.iter_mut().enumerate().take(rows) {
+        let row_scores = &mut scores[row * visible..(row + 1) * visible];
+        if let Some(m) = mask_row(row) {
+            for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
+                *s += m;
+            }
+        }
+        *sum = softmax_numerators(row_scores);
+    }
+    unsafe {
+        // out = P · V_visible (P unnormalised; rows divided by their sums below)
+        gemm::gemm(
+            rows,
+            v_dim,
+            visible,
+            out.as_mut_ptr(),
+            1,
+            v_dim as isize,
+            false,
+            scores.as_ptr(),
+            1,
+            visible as isize,
+            v.data.as_ptr().add(v_start),
+            v.dim as isize,
+            v.position as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+    for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..rows]) {
+        let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
+        for x in row_out {
+            *x *= inverse;
+        }
+    }
+}
+
+/// Up to this many query rows a block is computed by plain loops instead of gemm.
+const FEW_ROWS: usize = 4;
+
+/// Σ a·b with eight running sums, so that the compiler keeps them in one vector register.
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let (a8, a_rest) = a.as_chunks::<8>();
+    let (b8, b_rest) = b.as_chunks::<8>();
+    for (x, y) in a8.iter().zip(b8) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// out += p·x
+#[inline(always)]
+fn axpy(p: f32, x: &[f32], out: &mut [f32]) {
+    for (o, x) in out.iter_mut().zip(x) {
+        *o += p * x;
+    }
+}
+
+/// Replaces each score by exp(score − max) and returns their sum; a row of nothing but -inf
+/// becomes zeros with sum 0. Three passes (max, exp, sum), each of which the compiler vectorises;
+/// one fused loop would not be, for the order of its additions.
+fn softmax_numerators(row: &mut [f32]) -> f32 {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::NEG_INFINITY {
+        row.fill(0.0);
+        return 0.0;
+    }
+    // A -inf score (a hidden key) gives -inf − max = -inf, which exp_nonpositive maps to 0.
+    let (row8, rest) = row.as_chunks_mut::<8>();
+    for chunk in row8 {
+        for x in chunk {
+            *x = exp_nonpositive(*x - max);
+        }
+    }
+    for x in rest {
+        *x = exp_nonpositive(*x - max);
+    }
+    let mut lanes = [0f32; 8];
+    let (row8, rest) = row.as_chunks::<8>();
+    for chunk in row8 {
+        for i in 0..8 {
+            lanes[i] += chunk[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + rest.iter().sum::<f32>()
+}
+
+/// e^x for x ≤ 0 in plain arithmetic the compiler vectorises (the libm call in a loop does not):
+/// x = n·ln2 + r with |r| ≤ ln2/2, e^r by its Taylor series to r⁶ (relative error < 2e-7),
+/// 2^n built in the exponent bits. Below -87.3 (2^-126) the result is flushed to 0.
+#[inline(always)]
+fn exp_nonpositive(x: f32) -> f32 {
+    const LOG2_E: f32 = std::f32::consts::LOG2_E;
+    // ln 2 split so that n·LN2_HI is exact for the n that occur.
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    // Adding and subtracting 1.5·2^23 rounds to the nearest integer without a libm call.
+    const ROUND: f32 = 12_582_912.0;
+    let clamped = if x > -87.0 { x } else { -87.0 };
+    let shifted = clamped * LOG2_E + ROUND;
+    let n = shifted - ROUND;
+    let r = clamped - n * LN2_HI - n * LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    // The low bits of `shifted` hold n (an integer in [-126, 0]): 2^n is built from them in
+    // integer arithmetic, not through a float-to-int conversion (whose saturation rules keep
+    // the loop scalar); wrapping, as overflow checks in test builds would too.
+    let n_bits = shifted.to_bits().wrapping_sub(ROUND.to_bits()) as i32;
+    let two_n = f32::from_bits((n_bits.wrapping_add(127) as u32) << 23);
+    if x < -87.0 { 0.0 } else { p * two_n }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift) for test data in [-1, 1).
+    struct Numbers(u64);
+    impl Numbers {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        }
+        fn vec(&mut self, n: usize) -> Vec<f32> {
+            (0..n).map(|_| self.next()).collect()
+        }
+    }
+
+    /// softmax(QKᵀ·scale + mask)·V the textbook way, in f64, contiguous (b, h, pos, dim) inputs.
+    #[allow(clippy::too_many_arguments)]
+    fn reference(dims: Dims, q: &[f32], k: &[f32], v: &[f32], mask: Option<&[f32]>, scale: f32) -> Vec<f32> {
+        let Dims { batch, heads, kv_heads, q_len, kv_len, head_dim, v_dim } = dims;
+        let group = heads / kv_heads;
+        let mut out = vec![0f32; batch * heads * q_len * v_dim];
+        for b in 0..batch {
+            for h in 0..heads {
+                let g = h / group;
+                for i in 0..q_len {
+                    let qi = &q[((b * heads + h) * q_len + i) * head_dim..][..head_dim];
+                    let scores: Vec<f64> = (0..kv_len)
+                        .map(|j| {
+                            let kj = &k[((b * kv_heads + g) * kv_len + j) * head_dim..][..head_dim];
+                            let dot: f64 = qi.iter().zip(kj).map(|(a, b)| *a as f64 * *b as f64).sum();
+                            dot * scale as f64 + mask.map_or(0.0, |m| m[i * kv_len + j] as f64)
+                        })
+                        .collect();
+                    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    if max == f64::NEG_INFINITY {
+                        continue;
+                    }
+                    let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                    let sum: f64 = weights.iter().sum();
+                    for d in 0..v_dim {
+                        let value: f64 = (0..kv_len)
+                            .map(|j| weights[j] * v[((b * kv_heads + g) * kv_len + j) * v_dim + d] as f64)
+                            .sum();
+                        out[((b * heads + h) * q_len + i) * v_dim + d] = (value / sum) as f32;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn contiguous(data: &[f32], heads: usize, len: usize, dim: usize) -> View<'_> {
+        View { data, batch: heads * len * dim, head: len * dim, position: dim, dim: 1 }
+    }
+
+    /// The mask mistral.rs builds for a prompt of `q_len` new tokens after `past` cached ones.
+    fn causal_mask(q_len: usize, past: usize) -> Vec<f32> {
+        let kv_len = past + q_len;
+        (0..q_len).flat_map(|i| (0..kv_len).map(move |j| if j <= past + i { 0.0 } else { f32::NEG_INFINITY })).collect()
+    }
+
+    fn max_difference(a: &[f32], b: &[f32]) -> f32 {
+        assert_eq!(a.len(), b.len());
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    }
+
+    fn check(dims: Dims, mask: Option<Vec<f32>>, seed: u64) {
+        let mut numbers = Numbers(seed);
+        let q = numbers.vec(dims.batch * dims.heads * dims.q_len * dims.head_dim);
+        let k = numbers.vec(dims.batch * dims.kv_heads * dims.kv_len * dims.head_dim);
+        let v = numbers.vec(dims.batch * dims.kv_heads * dims.kv_len * dims.v_dim);
+        let scale = 1.0 / (dims.head_dim as f32).sqrt();
+        let mut out = vec![f32::NAN; dims.batch * dims.heads * dims.q_len * dims.v_dim];
+        attention(
+            dims,
+            contiguous(&q, dims.heads, dims.q_len, dims.head_dim),
+            contiguous(&k, dims.kv_heads, dims.kv_len, dims.head_dim),
+            contiguous(&v, dims.kv_heads, dims.kv_len, dims.v_dim),
+            mask.as_deref(),
+            scale,
+            &mut out,
+        )
+        .unwrap();
+        let expected = reference(dims, &q, &k, &v, mask.as_deref(), scale);
+        let difference = max_difference(&out, &expected);
+        assert!(difference < 2e-5, "{dims:?}: max difference {difference}");
+    }
+
+    fn dims(heads: usize, kv_heads: usize, q_len: usize, kv_len: usize) -> Dims {
+        Dims { batch: 1, heads, kv_heads, q_len, kv_len, head_dim: 64, v_dim: 64 }
+    }
+
+    #[test]
+    fn causal_prompt_matches_the_reference() {
+        // SmolLM2-135M's heads (9 over 3), a prompt spanning several query blocks.
+        check(dims(9, 3, 150, 150), Some(causal_mask(150, 0)), 1);
+    }
+
+    #[test]
+    fn prompt_after_cached_prefix_matches_the_reference() {
+        check(dims(9, 3, 70, 70 + 133), Some(causal_mask(70, 133)), 2);
+    }
+
+    #[test]
+    fn decoding_one_token_without_mask_matches_the_reference() {
+        check(dims(9, 3, 1, 517), None, 3);
+        check(Dims { batch: 2, ..dims(4, 4, 1, 33) }, None, 4);
+    }
+
+    #[test]
+    fn a_few_rows_take_the_loop_path_and_match_the_reference() {
+        // One query row (decoding) and a prompt whose last block has three rows.
+        check(dims(9, 3, 1, 300), Some(causal_mask(1, 299)), 9);
+        check(dims(9, 3, QUERY_BLOCK + 3, 300), Some(causal_mask(QUERY_BLOCK + 3, 300 - QUERY_BLOCK - 3)), 11);
+        check(Dims { head_dim: 13, v_dim: 5, ..dims(2, 1, 2, 21) }, None, 10);
+    }
+
+    #[test]
+    fn any_mask_is_honoured_not_only_causal() {
+        // A sliding window and scattered hidden keys: rows see different, non-prefix key sets.
+        let (q_len, kv_len) = (80, 96);
+        let mut numbers = Numbers(5);
+        let mask: Vec<f32> = (0..q_len * kv_len)
+            .map(|n| {
+                let (i, j) = (n / kv_len, n % kv_len);
+                let hidden = j > i + 16 || j + 40 < i || numbers.next() > 0.8;
+                if hidden { f32::NEG_INFINITY } else { numbers.next() }
+            })
+            .collect();
+        check(dims(6, 2, q_len, kv_len), Some(mask), 6);
+    }
+
+    #[test]
+    fn a_row_that_sees_nothing_is_zero() {
+        let (q_len, kv_len) = (3, 5);
+        let mut mask = causal_mask(q_len, 2);
+        mask[kv_len..2 * kv_len].fill(f32::NEG_INFINITY);
+        let mut numbers = Numbers(7);
+        let d = Dims { head_dim: 4, v_dim: 4, ..dims(2, 1, q_len, kv_len) };
+        let q = numbers.vec(2 * q_len * 4);
+        let k = numbers.vec(kv_len * 4);
+        let mut out = vec![f32::NAN; 2 * q_len * 4];
+        attention(
+            d,
+            contiguous(&q, 2, q_len, 4),
+            contiguous(&k, 1, kv_len, 4),
+            contiguous(&k, 1, kv_len, 4),
+            Some(&mask),
+            0.5,
+            &mut out,
+        )
+        .unwrap();
+        for head in 0..2 {
+            assert_eq!(&out[(head * q_len + 1) * 4..(head * q_len + 2) * 4], &[0.0; 4]);
+            assert!(out[(head * q_len) * 4..(head * q_len + 1) * 4].iter().all(|x| x.is_finite() && *x != 0.0));
+        }
+    }
+
+    #[test]
+    fn strided_views_are_read_in_place() {
+        // q as candle hands it after a transpose: (batch, position, head, dim) in memory; k and v
+        // as a KV cache narrowed from a buffer of 40 positions.
+        let d = Dims { batch: 1, heads: 4, kv_heads: 2, q_len: 20, kv_len: 30, head_dim: 8, v_dim: 8 };
+        let mut numbers = Numbers(8);
+        let q_mem = numbers.vec(20 * 4 * 8);
+        let k_mem = numbers.vec(2 * 40 * 8);
+        let v_mem = numbers.vec(2 * 40 * 8);
+        let q = View { data: &q_mem, batch: 0, head: 8, position: 4 * 8, dim: 1 };
+        let k = View { data: &k_mem, batch: 0, head: 40 * 8, position: 8, dim: 1 };
+        let v = View { data: &v_mem, batch: 0, head: 40 * 8, position: 8, dim: 1 };
+        let mask = causal_mask(20, 10);
+        let mut out = vec![0f32; 4 * 20 * 8];
+        attention(d, q, k, v, Some(&mask), 0.3, &mut out).unwrap();
+        // The same numbers copied into contiguous (b, h, pos, dim) order.
+        let gather = |view: View<'_>, heads: usize, len: usize| -> Vec<f32> {
+            (0..heads)
+                .flat_map(|h| {
+                    (0..len).flat_map(move |p| (0..8).map(move |x| view.data[h * view.head + p * view.position + x]))
+                })
+                .collect()
+        };
+        let expected = reference(d, &gather(q, 4, 20), &gather(k, 2, 30), &gather(v, 2, 30), Some(&mask), 0.3);
+        assert!(max_difference(&out, &expected) < 2e-5);
+    }
+
+    #[test]
+    fn shapes_that_do_not_fit_are_refused() {
+        let data = vec![0f32; 64];
+        let view = contiguous(&data, 1, 8, 8);
+        let mut out = vec![0f32; 64];
+        let fine = Dims { batch: 1, heads: 1, kv_heads: 1, q_len: 8, kv_len: 8, head_dim: 8, v_dim: 8 };
+        assert!(attention(fine, view, view, view, None, 1.0, &mut out).is_ok());
+        let too_long = Dims { q_len: 9, ..fine };
+        assert!(attention(too_long, view, view, view, None, 1.0, &mut vec![0f32; 72]).is_err());
+        let bad_group = Dims { heads: 3, kv_heads: 2, ..fine };
+        assert!(attention(bad_group, view, view, view, None, 1.0, &mut out).is_err());
+        assert!(attention(fine, view, view, view, Some(&[0.0; 7]), 1.0, &mut out).is_err());
+        assert!(attention(fine, view, view, view, None, 1.0, &mut [0f32; 63]).is_err());
+    }
+
+    #[test]
+    fn exp_is_accurate_over_its_range() {
+        let mut worst = 0f64;
+        for i in 0..=87_000 {
+            let x = -(i as f32) / 1000.0;
+            let exact = (x as f64).exp();
+            let relative = ((exp_nonpositive(x) as f64 - exact) / exact).abs();
+            worst = worst.max(relative);
+        }
+        assert!(worst < 5e-7, "worst relative error {worst}");
+        assert_eq!(exp_nonpositive(-100.0), 0.0);
+        assert_eq!(exp_nonpositive(0.0), 1.0);
+    }
+}
