@@ -267,7 +267,9 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
             let deps = SummaryDeps {
                 engine: Arc::new(engine) as Arc<dyn Engine>,
                 history: None,
-                debug: Arc::new(DebugLog::off()),
+                // LAIKA_DEBUG=1: each chunk's engine call (prompt tokens, time to first token)
+                // in llm.jsonl in the data directory, as in the host.
+                debug: Arc::new(DebugLog::from_env(&data_dir)),
                 // Greedy, so that runs compare; everything else as a host with the default configuration.
                 sampling: Sampling::greedy(),
                 bullets: crate::host::Config::default().constrain_bullets,

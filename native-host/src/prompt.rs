@@ -117,15 +117,19 @@ pub fn request_packet(turn: &TurnRef, user_text: &str, task: &str, args: Value, 
     Value::Object(packet)
 }
 
-/// What the model is shown of a request: its `input` and `context` (the envelope is bookkeeping).
+/// What the model is shown of a request: its `context` and `input` (the envelope is bookkeeping).
 /// The user message's id is bookkeeping too: left in, its random text would end the prompt
 /// start that all requests share (and that a prefix cache keeps computed) after a few tokens.
+/// `context` comes first: its documents open with fields that are the same in every request
+/// (id, kind, trust, source), so the shared start runs on to the page's URL, while `input`
+/// varies from the first field (the part number of a long page's read); and the task then sits
+/// right before the answer.
 pub fn user_content(request: &Value) -> String {
     let mut input = request.get("input").cloned();
     if let Some(message) = input.as_mut().and_then(|i| i.get_mut("user_message")).and_then(Value::as_object_mut) {
         message.remove("id");
     }
-    let shown = json!({ "input": input, "context": request.get("context") });
+    let shown = json!({ "context": request.get("context"), "input": input });
     serde_json::to_string(&shown).unwrap_or_default()
 }
 
