@@ -196,10 +196,16 @@ fn attend_block(
             }
             *sum = softmax_numerators(row_scores);
             let row_out = &mut out[row * v_dim..(row + 1) * v_dim];
-            row_out.fill(0.0);
-            for (j, &p) in row_scores.iter().enumerate() {
-                if p != 0.0 {
-                    axpy(p, &v.data[v_start + j * v.position..][..v_dim], row_out);
+            match v_dim {
+                64 => weighted_sum::<64>(row_scores, v, v_start, row_out),
+                128 => weighted_sum::<128>(row_scores, v, v_start, row_out),
+                _ => {
+                    row_out.fill(0.0);
+                    for (j, &p) in row_scores.iter().enumerate() {
+                        if p != 0.0 {
+                            axpy(p, &v.data[v_start + j * v.position..][..v_dim], row_out);
+                        }
+                    }
                 }
             }
             let inverse = if *sum > 0.0 { 1.0 / *sum } else { 0.0 };
@@ -293,6 +299,20 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     }
     let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
     lanes.iter().sum::<f32>() + tail
+}
+
+/// out = Σ_j weights[j]·V[j] for the common head sizes: with the size known the sum stays in
+/// registers across all keys instead of going through memory for each one.
+#[inline(always)]
+fn weighted_sum<const D: usize>(weights: &[f32], v: &View<'_>, start: usize, out: &mut [f32]) {
+    let mut sum = [0f32; D];
+    for (j, &p) in weights.iter().enumerate() {
+        let row: &[f32; D] = v.data[start + j * v.position..][..D].try_into().expect("D values");
+        for (s, x) in sum.iter_mut().zip(row) {
+            *s += p * x;
+        }
+    }
+    out.copy_from_slice(&sum);
 }
 
 /// out += p·x
@@ -474,6 +494,7 @@ mod tests {
         check(dims(9, 3, 1, 300), Some(causal_mask(1, 299)), 9);
         check(dims(9, 3, QUERY_BLOCK + 3, 300), Some(causal_mask(QUERY_BLOCK + 3, 300 - QUERY_BLOCK - 3)), 11);
         check(Dims { head_dim: 13, v_dim: 5, ..dims(2, 1, 2, 21) }, None, 10);
+        check(Dims { head_dim: 128, v_dim: 128, ..dims(4, 2, 1, 77) }, None, 12);
     }
 
     #[test]
