@@ -120,14 +120,12 @@ pub fn attention(
     let group = heads / kv_heads;
     // One task a (batch, head, block of query rows); the output of each is one contiguous run.
     let rows_per_task = QUERY_BLOCK.min(q_len);
-    let blocks_per_head = q_len.div_ceil(rows_per_task);
     out.par_chunks_mut(q_len * v_dim).enumerate().for_each(|(batch_head, head_out)| {
         let (b, h) = (batch_head / heads, batch_head % heads);
         let kv_head = h / group;
         head_out.par_chunks_mut(rows_per_task * v_dim).enumerate().for_each(|(block, block_out)| {
             let first = block * rows_per_task;
             let rows = rows_per_task.min(q_len - first);
-            debug_assert!(block < blocks_per_head);
             SCRATCH.with_borrow_mut(|scratch| {
                 attend_block(Block { b, h, kv_head, first, rows }, &dims, (&q, &k, &v), mask, scale, block_out, scratch)
             });
