@@ -177,23 +177,62 @@ fn attend_block(
     let q_start = q.offset(b, h, first);
     let k_start = k.offset(b, kv_head, 0);
     let v_start = v.offset(b, kv_head, 0);
-    if rows <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1 {
-        // Decoding (one query row): gemm's matrix-vector path is several times slower than
-        // these loops, which the compiler vectorises.
-        let mut sums = [0f32; FEW_ROWS];
-        for (row, sum) in sums.iter_mut().enumerate().take(rows) {
+    // Decoding (one query row) and other blocks of a few rows: gemm's matrix-vector path is
+    // several times slower than plain loops, which the compiler vectorises.
+    let plain_loops = rows <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1;
+
+    // scores = scale · Q_block · K_visibleᵀ
+    if plain_loops {
+        for row in 0..rows {
             let q_row = &q.data[q_start + row * q.position..][..head_dim];
-            let row_scores = &mut scores[row * visible..(row + 1) * visible];
-            for (j, s) in row_scores.iter_mut().enumerate() {
+            for (j, s) in scores[row * visible..(row + 1) * visible].iter_mut().enumerate() {
                 *s = dot(q_row, &k.data[k_start + j * k.position..][..head_dim]) * scale;
             }
-            if let Some(m) = mask_row(row) {
-                for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
-                    *s += m;
-                }
+        }
+    } else {
+        // SAFETY: `attention` checked that every index of q, k and v below their dimensions is
+        // inside the slices; the block reads rows first..first+rows of q (< q_len), keys
+        // 0..visible (≤ kv_len) and dims below head_dim; `scores` holds rows×visible, written
+        // row-major.
+        unsafe {
+            gemm::gemm(
+                rows,
+                visible,
+                head_dim,
+                scores.as_mut_ptr(),
+                1,
+                visible as isize,
+                false,
+                q.data.as_ptr().add(q_start),
+                q.dim as isize,
+                q.position as isize,
+                k.data.as_ptr().add(k_start),
+                k.position as isize,
+                k.dim as isize,
+                0.0,
+                scale,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
+        }
+    }
+
+    let mut sums = [0f32; QUERY_BLOCK];
+    for (row, sum) in sums.iter_mut().enumerate().take(rows) {
+        let row_scores = &mut scores[row * visible..(row + 1) * visible];
+        if let Some(m) = mask_row(row) {
+            for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
+                *s += m;
             }
-            *sum = softmax_numerators(row_scores);
-            let row_out = &mut out[row * v_dim..(row + 1) * v_dim];
+        }
+        *sum = softmax_numerators(row_scores);
+    }
+
+    // out = P · V_visible (P unnormalised; rows divided by their sums below)
+    if plain_loops {
+        for (row_scores, row_out) in scores.chunks(visible).zip(out.chunks_mut(v_dim)) {
             match v_dim {
                 64 => weighted_sum::<64>(row_scores, v, v_start, row_out),
                 128 => weighted_sum::<128>(row_scores, v, v_start, row_out),
@@ -206,72 +245,33 @@ fn attend_block(
                     }
                 }
             }
-            let inverse = if *sum > 0.0 { 1.0 / *sum } else { 0.0 };
-            row_out.iter_mut().for_each(|x| *x *= inverse);
         }
-        return;
-    }
-    // SAFETY: `attention` checked that every index of q, k and v below their dimensions is inside
-    // the slices; the block reads rows first..first+rows of q (< q_len), keys 0..visible
-    // (≤ kv_len) and dims below head_dim / v_dim; `scores` holds rows×visible and `out`
-    // rows×v_dim, both written row-major.
-    unsafe {
-        // scores = scale · Q_block · K_visibleᵀ
-        gemm::gemm(
-            rows,
-            visible,
-            head_dim,
-            scores.as_mut_ptr(),
-            1,
-            visible as isize,
-            false,
-            q.data.as_ptr().add(q_start),
-            q.dim as isize,
-            q.position as isize,
-            k.data.as_ptr().add(k_start),
-            k.position as isize,
-            k.dim as isize,
-            0.0,
-            scale,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-    let mut sums = [0f32; QUERY_BLOCK];
-    for (row, sum) in sums.iter_mut().enumerate().take(rows) {
-        let row_scores = &mut scores[row * visible..(row + 1) * visible];
-        if let Some(m) = mask_row(row) {
-            for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
-                *s += m;
-            }
+    } else {
+        // SAFETY: as above for v (keys 0..visible, dims below v_dim); `out` holds rows×v_dim,
+        // written row-major.
+        unsafe {
+            gemm::gemm(
+                rows,
+                v_dim,
+                visible,
+                out.as_mut_ptr(),
+                1,
+                v_dim as isize,
+                false,
+                scores.as_ptr(),
+                1,
+                visible as isize,
+                v.data.as_ptr().add(v_start),
+                v.dim as isize,
+                v.position as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            );
         }
-        *sum = softmax_numerators(row_scores);
-    }
-    unsafe {
-        // out = P · V_visible (P unnormalised; rows divided by their sums below)
-        gemm::gemm(
-            rows,
-            v_dim,
-            visible,
-            out.as_mut_ptr(),
-            1,
-            v_dim as isize,
-            false,
-            scores.as_ptr(),
-            1,
-            visible as isize,
-            v.data.as_ptr().add(v_start),
-            v.dim as isize,
-            v.position as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
     }
     for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..rows]) {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
