@@ -16,6 +16,7 @@ const PAGES: &[(&str, &str)] = &[
     ("discussion", include_str!("../../tests/fixtures/pages/discussion.html")),
     ("form", include_str!("../../tests/fixtures/pages/form.html")),
     ("signals", include_str!("../../tests/fixtures/pages/signals.html")),
+    ("styled", include_str!("../../tests/fixtures/pages/styled.html")),
 ];
 
 /// Loads a fixture into a same-origin iframe of the test page (scripts in `srcdoc` could run,
@@ -27,6 +28,8 @@ async fn load(html: &str) -> LiveDom {
     let loaded = js_sys::Promise::new(&mut |resolve, _reject| {
         frame.set_onload(Some(&resolve));
     });
+    // The parsed reader evaluates the page's sheets for a 1280×800 window; so must the frame.
+    frame.set_attribute("style", "width: 1280px; height: 800px").unwrap();
     frame.set_srcdoc(html);
     document.body().expect("a body").append_child(&frame).unwrap();
     wasm_bindgen_futures::JsFuture::from(loaded).await.expect("the frame loads");

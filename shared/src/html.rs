@@ -5,6 +5,7 @@
 use crate::dom::{Dom, NodeType};
 use crate::observation::Observation;
 use crate::observe::{ObserveOptions, observe};
+use crate::stylesheet::SheetVisibility;
 use ego_tree::NodeId;
 use html5ever::driver::{self, ParseOpts};
 use html5ever::tendril::TendrilSink;
@@ -16,6 +17,8 @@ use std::collections::HashMap;
 /// A parsed document with handles assigned in the order the heuristics ask for them.
 pub struct HtmlDom {
     html: Html,
+    /// What the page's own `<style>` sheets hide (a browser would know from computed style).
+    sheets: SheetVisibility,
     handles: RefCell<Handles>,
 }
 
@@ -36,7 +39,8 @@ impl HtmlDom {
             ..Default::default()
         };
         let html = driver::parse_document(HtmlTreeSink::new(Html::new_document()), options).one(html);
-        HtmlDom { html, handles: RefCell::new(Handles::default()) }
+        let sheets = SheetVisibility::compute(&html);
+        HtmlDom { html, sheets, handles: RefCell::new(Handles::default()) }
     }
 
     fn node(&self, id: NodeId) -> Option<ego_tree::NodeRef<'_, Node>> {
@@ -91,9 +95,17 @@ impl Dom for HtmlDom {
 
     fn is_hidden_by_style(&self, node: &NodeId) -> bool {
         let Some(Node::Element(element)) = self.node(*node).map(|n| n.value()) else { return false };
-        let Some(style) = element.attr("style") else { return false };
-        let style: String = style.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-        style.contains("display:none") || style.contains("visibility:hidden")
+        let style: String = element
+            .attr("style")
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if style.contains("display:none") || style.contains("visibility:hidden") {
+            return true;
+        }
+        self.sheets.hides(*node, style.contains("display:"))
     }
 
     fn handle(&self, node: &NodeId) -> String {

@@ -31,6 +31,8 @@ pub mod parse;
 pub mod policy;
 pub mod render;
 pub mod snapshot;
+#[cfg(feature = "html")]
+mod stylesheet;
 pub mod tools;
 pub mod weburl;
 

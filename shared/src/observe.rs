@@ -248,9 +248,11 @@ impl<N: Clone> Arena<N> {
         let Some(root) = root else {
             return Arena { nodes, body: 0, show_noscript };
         };
-        // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
-        let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
-        while let Some((node, parent, depth, parent_skip, parent_hidden, parent_invisible)) = stack.pop() {
+        // (dom node, the element just before it (its previous element sibling, or for a first
+        // child its parent's, two levels up at most) with how many levels up that was, parent
+        // index, depth, parent skipped, parent hidden, parent invisible)
+        let mut stack = vec![(root, (None::<N>, 0usize), None::<usize>, 0usize, false, false, false)];
+        while let Some((node, previous, parent, depth, parent_skip, parent_hidden, parent_invisible)) = stack.pop() {
             let node_type = dom.node_type(&node);
             if node_type == NodeType::Other {
                 continue;
@@ -279,10 +281,15 @@ impl<N: Clone> Arena<N> {
                     // Collapsed tab and accordion panels hold page text (a product's description,
                     // specs, shipping terms) that a click shows: they count as shown.
                     let panel = matches!(role.as_str(), "tabpanel" | "region") || has_word(&class_id, PANEL_WORDS);
+                    let collapsed = (dom.attribute(&node, "hidden").is_some() && !streamed && !panel)
+                        || (!ignore_style && !panel && dom.is_hidden_by_style(&node));
+                    // So do collapsed disclosure panels: an accordion's answer right after the
+                    // toggle that opens it (`aria-expanded="false"`, or a button holding the
+                    // section's heading), whatever their class names.
+                    let disclosed = collapsed && previous.0.as_ref().is_some_and(|p| is_disclosure_toggle(dom, p, 0));
                     let hidden = parent_hidden
-                        || (dom.attribute(&node, "hidden").is_some() && !streamed && !panel)
+                        || (collapsed && !disclosed)
                         || (dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true") && !panel)
-                        || (!ignore_style && !panel && dom.is_hidden_by_style(&node))
                         || (tag == "dialog" && dom.attribute(&node, "open").is_none());
                     let skip = parent_skip
                         || hidden
@@ -321,8 +328,25 @@ impl<N: Clone> Arena<N> {
             }
             if node_type == NodeType::Element && depth < MAX_DEPTH {
                 let children = dom.children(&node);
-                for child in children.into_iter().rev() {
-                    stack.push((child, Some(index), depth + 1, skip, hidden, invisible));
+                let inherited = if previous.1 < 2 { (previous.0.clone(), previous.1 + 1) } else { (None, 0) };
+                let mut before: Option<N> = None;
+                let mut with_previous = Vec::with_capacity(children.len());
+                for child in children {
+                    // Sheets and scripts between a toggle and its panel (CSS-in-JS puts a
+                    // <style> before each element) are not what comes before it on screen.
+                    let is_element = dom.node_type(&child) == NodeType::Element
+                        && !matches!(dom.tag_name(&child).as_str(), "style" | "script" | "template" | "link" | "meta");
+                    let previous = match &before {
+                        Some(sibling) => (Some(sibling.clone()), 0),
+                        None => inherited.clone(),
+                    };
+                    with_previous.push((child.clone(), previous));
+                    if is_element {
+                        before = Some(child);
+                    }
+                }
+                for (child, previous) in with_previous.into_iter().rev() {
+                    stack.push((child, previous, Some(index), depth + 1, skip, hidden, invisible));
                 }
             }
         }
@@ -422,6 +446,59 @@ impl<N> Arena<N> {
         }
         collapse_whitespace(&out)
     }
+}
+
+/// Whether an element is (or wraps, two levels down at most) the toggle of a disclosure: a
+/// collapsed `aria-expanded="false"` control that is not a menu button, or a button that holds
+/// a heading (an accordion section's title).
+fn is_disclosure_toggle<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> bool {
+    if dom.node_type(node) != NodeType::Element {
+        return false;
+    }
+    let popup = dom.attribute(node, "aria-haspopup").is_some_and(|v| v != "false");
+    if dom.attribute(node, "aria-expanded").is_some_and(|v| v == "false") && !popup {
+        return true;
+    }
+    let button = dom.tag_name(node) == "button" || dom.attribute(node, "role").is_some_and(|r| r == "button");
+    if button && !popup && (holds_heading(dom, node, 0) || says_disclose(&own_text(dom, node, 0))) {
+        return true;
+    }
+    depth < 2 && dom.children(node).iter().any(|c| is_disclosure_toggle(dom, c, depth + 1))
+}
+
+/// Whether a button's label offers to show more ("View product details", "Read more",
+/// "Show all 12 answers").
+fn says_disclose(label: &str) -> bool {
+    let label = label.trim().to_lowercase();
+    let first = label.split_whitespace().next().unwrap_or("");
+    label.chars().count() <= 40
+        && (matches!(first, "view" | "show" | "read" | "see" | "expand" | "more" | "details")
+            || label.ends_with("more")
+            || label.ends_with("details"))
+}
+
+/// The text of an element's subtree, a few levels deep (a button's label).
+fn own_text<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> String {
+    let mut out = String::new();
+    for child in dom.children(node) {
+        match dom.node_type(&child) {
+            NodeType::Text => out.push_str(&dom.text(&child)),
+            NodeType::Element if depth < 3 => {
+                out.push(' ');
+                out.push_str(&own_text(dom, &child, depth + 1));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn holds_heading<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> bool {
+    dom.children(node).iter().any(|c| {
+        dom.node_type(c) == NodeType::Element
+            && (matches!(dom.tag_name(c).as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                || (depth < 2 && holds_heading(dom, c, depth + 1)))
+    })
 }
 
 /// `S:0`, `S:1`…: React's streamed Suspense boundaries.
@@ -686,6 +763,27 @@ fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
     lengths
 }
 
+/// As [`non_chrome_text`], leaving out the text of links.
+fn non_chrome_text_outside_links<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
+    let links: Vec<bool> = arena.nodes.iter().map(|n| n.tag == "a").collect();
+    let in_link = inherited(arena, &links);
+    let mut lengths = vec![0usize; arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if node.skip || chrome[index] {
+            lengths[index] = 0;
+            continue;
+        }
+        if node.tag.is_empty() && !in_link[index] {
+            lengths[index] = collapsed_len(&node.text);
+        }
+        if let Some(parent) = node.parent {
+            lengths[parent] += lengths[index];
+        }
+    }
+    lengths
+}
+
 /// When the content found holds under a quarter of the page's non-chrome text (a landing page
 /// of many short sections, a listing of short cards), the content is the lowest ancestor that
 /// holds most of it.
@@ -695,6 +793,15 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
     if total == 0 || covered * 4 >= total {
         return roots;
+    }
+    // Around an article (real paragraphs), link text elsewhere (category and archive lists,
+    // menus the page did not mark as such) is no reason to widen: only text that is not links.
+    if prose(arena, primary) >= 300 {
+        let plain = non_chrome_text_outside_links(arena, chrome);
+        let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
+        if covered_plain * 4 >= plain[arena.body] {
+            return roots;
+        }
     }
     let mut widest = primary;
     while let Some(parent) = arena.nodes[widest].parent {
@@ -757,6 +864,21 @@ fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usize) -> Optio
 /// outweigh it. Prose with many commas is always kept.
 fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f64>, roots: &[usize]) -> Vec<bool> {
     let mut dropped = chrome.to_vec();
+    // Candidate datelines per root, counted by tag and class.
+    let metadata_like = |i: usize| {
+        let n = &arena.nodes[i];
+        !n.skip && n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i))
+    };
+    let mut metadata_blocks: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    for &root in roots {
+        for i in arena.subtree(root) {
+            if metadata_like(i) {
+                *metadata_blocks
+                    .entry((root, arena.nodes[i].tag.as_str(), arena.nodes[i].class.as_str()))
+                    .or_default() += 1;
+            }
+        }
+    }
     for &root in roots {
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
@@ -783,6 +905,17 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
                 dropped[index] = true;
                 continue;
             }
+            // A dateline or byline: a short block the class names as post metadata, or one that
+            // is mostly a <time>. It says when and by whom, which the page's metadata carries;
+            // as text it is noise between the title and the story. Each post of a thread or
+            // entry of a listing has its own date, which belongs to it: only blocks of a kind
+            // (tag and class) that occurs once or twice go.
+            if metadata_like(index)
+                && metadata_blocks.get(&(root, node.tag.as_str(), node.class.as_str())).is_some_and(|&n| n <= 2)
+            {
+                dropped[index] = true;
+                continue;
+            }
             let weight = class_weight(node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
@@ -797,6 +930,37 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
         }
     }
     dropped
+}
+
+/// Class or id words of a post's date, author line and other metadata.
+const METADATA_WORDS: &[&str] = &[
+    // "date" also covers datestamp, datetime, pubdate, post-date, updated…
+    "byline",
+    "dateline",
+    "date",
+    "timestamp",
+    "publish",
+    "posted",
+    "entry-meta",
+    "post-meta",
+    "article-meta",
+    "meta-info",
+    "postmeta",
+    "author",
+];
+
+fn is_metadata<N>(node: &ArenaNode<N>) -> bool {
+    has_word(&node.class_id, METADATA_WORDS) && !has_word(&node.class_id, &["content", "body", "text"])
+}
+
+/// Whether a `<time>` element holds most of a block's text.
+fn mostly_time<N>(arena: &Arena<N>, index: usize) -> bool {
+    let node = &arena.nodes[index];
+    node.text_len > 0
+        && arena
+            .subtree(index)
+            .into_iter()
+            .any(|i| arena.nodes[i].tag == "time" && arena.nodes[i].text_len * 2 >= node.text_len)
 }
 
 /// Characters of paragraph text (what content scoring counts) in each subtree.
