@@ -95,6 +95,30 @@ fn page_style_sheets_disclosure_panels_datelines_and_link_rails() {
 }
 
 #[test]
+fn an_article_of_loose_text_beside_a_link_tree_is_read_alone() {
+    // An article written as text broken by <br> (no <p>), a muted byline with a utility class
+    // ("text-muted"), and a tall archive tree of links the page does not mark as navigation.
+    let sentence = "The home care team reported this morning that two of its five cars were broken into, ";
+    let archive: String = (2005..2020)
+        .flat_map(|year| {
+            (1..=12).map(move |month| format!("<li><a href=\"/news?y={year}&m={month}\">{month}/{year} (12)</a></li>"))
+        })
+        .collect();
+    let page = format!(
+        "<html><body><div class=\"row\"><div class=\"col-md-3\"><ul class=\"tree\">{archive}</ul></div>\
+         <div class=\"col-md-9\"><p class=\"titulo\">Cars broken into</p>\
+         <small class=\"text-muted\"><b>05/10/2018</b> - Published by: Clara B. - Category: <a href=\"/c/19\">Health</a></small><br><br>\
+         {}<br>{}</div></div></body></html>",
+        sentence.repeat(4),
+        sentence.repeat(3)
+    );
+    let o = observe_html(&page, "https://city.example/news/1", &ObserveOptions::default());
+    assert!(o.text.contains(sentence.trim()), "{}", o.text);
+    assert!(!o.text.contains("5/2011"), "the archive tree leaked:\n{}", o.text);
+    assert_eq!(o.primary.as_ref().map(|p| p.tag.as_str()), Some("div"), "{:?}", o.primary);
+}
+
+#[test]
 fn list_pages_give_items_with_shown_comment_counts() {
     let o = observe_fixture("list.html", &ObserveOptions::default());
     let titles: Vec<&str> = o.items.iter().map(|i| i.title.as_str()).collect();

@@ -794,9 +794,10 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>
     if total == 0 || covered * 4 >= total {
         return roots;
     }
-    // Around an article (real paragraphs), link text elsewhere (category and archive lists,
-    // menus the page did not mark as such) is no reason to widen: only text that is not links.
-    if prose(arena, primary) >= 300 {
+    // Around an article (real paragraphs, or a long run of text broken by <br>), link text
+    // elsewhere (category and archive lists, menus the page did not mark as such) is no reason
+    // to widen: only text that is not links.
+    if prose(arena, primary) >= 300 || loose_text(arena, primary).0 >= 300 {
         let plain = non_chrome_text_outside_links(arena, chrome);
         let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
         if covered_plain * 4 >= plain[arena.body] {
@@ -1030,7 +1031,10 @@ fn class_weight<N>(node: &ArenaNode<N>) -> f64 {
     if has_word(&node.class_id, NEGATIVE_WORDS) {
         weight -= 25.0;
     }
-    if has_word(&node.class_id, POSITIVE_WORDS) {
+    // Utility classes (`text-muted`, `text-center`) style text; they do not say "this is the
+    // text", and a muted byline or caption must not win the content on them.
+    let mut named = node.class_id.split_whitespace().filter(|t| !t.starts_with("text-"));
+    if named.any(|token| has_word(token, POSITIVE_WORDS)) {
         weight += 25.0;
     }
     weight
