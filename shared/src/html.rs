@@ -105,7 +105,7 @@ impl Dom for HtmlDom {
         if style.contains("display:none") || style.contains("visibility:hidden") {
             return true;
         }
-        self.sheets.hides(*node, style.contains("display:"))
+        self.sheets.hides(*node, style.contains("display:"), element.attr("class").unwrap_or(""))
     }
 
     fn handle(&self, node: &NodeId) -> String {

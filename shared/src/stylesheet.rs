@@ -106,13 +106,33 @@ impl SheetVisibility {
     }
 
     /// Whether the sheets hide the element; `inline_display` is whether its own `style`
-    /// attribute sets `display` (which beats any sheet rule that is not `!important`).
-    pub(crate) fn hides(&self, node: NodeId, inline_display: bool) -> bool {
+    /// attribute sets `display` (which beats any sheet rule that is not `!important`). With no
+    /// rule of the page's own for the element, a framework's hiding class (`classes`) decides.
+    pub(crate) fn hides(&self, node: NodeId, inline_display: bool, classes: &str) -> bool {
         match self.verdicts.get(&node) {
             Some(((important, _, _), Shows::Hidden)) => *important || !inline_display,
-            _ => false,
+            Some((_, Shows::Shown)) => false,
+            None => !inline_display && framework_hidden(classes),
         }
     }
+}
+
+/// The hiding utility classes of the common CSS frameworks (Bootstrap's `hide`/`hidden`/`d-none`,
+/// Tailwind's `hidden`, Bulma's `is-hidden`, Foundation's `hide`): their sheets are usually
+/// external, so the page's own `<style>` elements say nothing about them. A responsive class
+/// beside one (`hidden md:block`, `d-none d-lg-flex`) shows the element again on a wide screen.
+const HIDING_UTILITIES: &[&str] = &["hide", "hidden", "d-none", "is-hidden", "display-none", "u-hidden"];
+
+fn framework_hidden(classes: &str) -> bool {
+    let mut hidden = false;
+    for token in classes.split_whitespace() {
+        if HIDING_UTILITIES.contains(&token) {
+            hidden = true;
+        } else if token.contains(':') || (token.starts_with("d-") && token.matches('-').count() >= 2) {
+            return false;
+        }
+    }
+    hidden
 }
 
 /// Whether a `<style>` element's sheet applies: not inside `<noscript>`/`<template>`, and its
@@ -521,7 +541,7 @@ mod tests {
             .root()
             .descendants()
             .filter_map(ElementRef::wrap)
-            .filter(|e| visibility.hides(e.id(), e.value().attr("style").is_some_and(|s| s.contains("display"))))
+            .filter(|e| visibility.hides(e.id(), e.value().attr("style").is_some_and(|s| s.contains("display")), ""))
             .filter_map(|e| e.value().id().map(str::to_string))
             .collect();
         out.sort();
@@ -612,6 +632,35 @@ mod tests {
         let keys: Vec<(&str, &Key)> = selectors.iter().map(|(s, k, _)| (s.as_str(), k)).collect();
         assert_eq!(keys, [(".a", &Key::Class("a".into())), ("#b > .c:hover", &Key::Class("c".into()))]);
         assert_eq!(selectors[1].2, (1, 2, 0));
+    }
+
+    #[test]
+    fn framework_hiding_classes_hide_unless_a_wide_screen_shows_them() {
+        assert!(framework_hidden("sale-info hide"));
+        assert!(framework_hidden("hidden"));
+        assert!(framework_hidden("d-none menu"));
+        assert!(!framework_hidden("hidden md:block"));
+        assert!(!framework_hidden("d-none d-lg-flex"));
+        assert!(!framework_hidden("hidden-mobile visually-hidden"));
+        let page = r#"<html><head><style>.shown { display: block }</style></head><body>
+            <div id="a" class="hide">Outlet terms</div>
+            <div id="b" class="hidden shown">A rule of the page's own shows it</div>
+            <div id="c" class="hidden" style="display: block">Inline style shows it</div>
+        </body></html>"#;
+        let html = Html::parse_document(page);
+        let visibility = SheetVisibility::compute(&html);
+        let verdict = |id: &str| {
+            let element = html.select(&Selector::parse(&format!("#{id}")).unwrap()).next().unwrap();
+            let value = element.value();
+            visibility.hides(
+                element.id(),
+                value.attr("style").is_some_and(|s| s.contains("display")),
+                value.attr("class").unwrap_or(""),
+            )
+        };
+        assert!(verdict("a"));
+        assert!(!verdict("b"));
+        assert!(!verdict("c"));
     }
 
     #[test]
