@@ -82,8 +82,10 @@ fn page_style_sheets_disclosure_panels_datelines_and_link_rails() {
         // Behind a menu button (aria-haspopup) and in a drawer the sheet hides: not shown.
         "Copy link to this story",
         "Subscribers read every story first",
-        // The dateline.
+        // The dateline, a photo credit, an ad slot's label.
         "By Ana Reyes",
+        "R. Okafor",
+        "Advertisement",
         "March 2, 2026",
         // The rail of category and archive links beside a short article.
         "Archive",

@@ -886,6 +886,16 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
             if index == root || node.skip || dropped[index] {
                 continue;
             }
+            // A photo credit, or a control's label left in the text ("Advertisement", "Share",
+            // "Like this:"): words about the page, not of it.
+            if !node.tag.is_empty()
+                && node.text_len > 0
+                && node.text_len <= 120
+                && (is_credit(arena, index) || is_ui_label(arena, index))
+            {
+                dropped[index] = true;
+                continue;
+            }
             if !matches!(
                 node.tag.as_str(),
                 "div" | "section" | "ul" | "ol" | "table" | "aside" | "header" | "figure" | "span" | "p" | "dl"
@@ -931,6 +941,83 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
         }
     }
     dropped
+}
+
+/// What a photo credit starts with.
+const CREDIT_STARTS: &[&str] = &[
+    "(image credit",
+    "image credit",
+    "(photo credit",
+    "photo credit",
+    "credit:",
+    "credits:",
+    "(credit:",
+    "photo:",
+    "(photo:",
+    "photograph:",
+    "photos:",
+    "image:",
+    "(image:",
+    "picture:",
+    "getty images",
+    "(getty images",
+];
+
+/// A photo credit: a short element the class names so (`credit`, `image-credit`), or whose text
+/// starts as credits do.
+fn is_credit<N>(arena: &Arena<N>, index: usize) -> bool {
+    let node = &arena.nodes[index];
+    if has_word(&node.class_id, &["credit"]) && !has_word(&node.class_id, CONTENT_WORDS) {
+        return true;
+    }
+    let text = arena.plain_text(index).to_lowercase();
+    CREDIT_STARTS.iter().any(|start| text.starts_with(start))
+}
+
+/// Labels of page controls and ad slots that pages leave as text.
+const UI_LABELS: &[&str] = &[
+    "advertisement",
+    "advert",
+    "ad",
+    "ads",
+    "sponsored",
+    "like this",
+    "like loading",
+    "comments",
+    "comment",
+    "share",
+    "share this",
+    "share this article",
+    "share this story",
+    "subscribe",
+    "trending",
+    "highlights",
+    "explore further",
+    "print article",
+    "order reprints",
+    "text size",
+    "related",
+    "related articles",
+    "related stories",
+    "read more",
+    "you may also like",
+    "more",
+    "previous next",
+    "our standards",
+    "breaking news emails",
+    "tell us what you think",
+    "story continues below advertisement",
+    "continue reading below",
+    "scroll to continue with content",
+];
+
+fn is_ui_label<N>(arena: &Arena<N>, index: usize) -> bool {
+    if arena.nodes[index].text_len > 40 {
+        return false;
+    }
+    let text = arena.plain_text(index).to_lowercase();
+    let label = text.trim().trim_end_matches(['.', ':', '…', ' ']).trim();
+    UI_LABELS.contains(&label)
 }
 
 /// Class or id words of a post's date, author line and other metadata.
