@@ -87,6 +87,10 @@ fn page_style_sheets_disclosure_panels_datelines_and_link_rails() {
         "R. Okafor",
         "Advertisement",
         "March 2, 2026",
+        // Teasers of other stories under a "You may also like" heading.
+        "You may also like",
+        "A year of limpets",
+        "most of them came home",
         // The rail of category and archive links beside a short article.
         "Archive",
         "February 2026",

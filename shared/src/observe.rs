@@ -709,7 +709,7 @@ impl Page {
         let dropped = if strictness == Strictness::NoClassNamesNoClutter {
             chrome.clone()
         } else {
-            drop_clutter(arena, &chrome, &scores, &content_roots)
+            drop_clutter(arena, &chrome, &scores, &content_roots, primary)
         };
         Page { chrome, dropped, primary, content_roots }
     }
@@ -863,8 +863,15 @@ fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usize) -> Optio
 /// Marks clutter inside the content roots (Readability's conditional cleaning, simplified):
 /// containers that are mostly links, or whose class says chrome and whose score does not
 /// outweigh it. Prose with many commas is always kept.
-fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f64>, roots: &[usize]) -> Vec<bool> {
+fn drop_clutter<N>(
+    arena: &Arena<N>,
+    chrome: &[bool],
+    scores: &HashMap<usize, f64>,
+    roots: &[usize],
+    primary: usize,
+) -> Vec<bool> {
     let mut dropped = chrome.to_vec();
+    let related = related_blocks(arena);
     // Candidate datelines per root, counted by tag and class.
     let metadata_like = |i: usize| {
         let n = &arena.nodes[i];
@@ -883,6 +890,17 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
     for &root in roots {
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
+            // A block headed "Related stories", "You may also like", "Leia também": teasers of
+            // other pages, not this one's text.
+            if related[index]
+                && !node.skip
+                && !dropped[index]
+                && index != primary
+                && !arena.ancestors(primary).any(|a| a == index)
+            {
+                dropped[index] = true;
+                continue;
+            }
             if index == root || node.skip || dropped[index] {
                 continue;
             }
@@ -907,6 +925,7 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
             if node.commas >= 10 || node.text_len * 2 > arena.nodes[root].text_len {
                 continue;
             }
+
             // The poster's card beside each post (name, rank, join date, post count) or a
             // signature: short blocks the class names as the user's, not the message.
             if node.text_len < 300
@@ -941,6 +960,94 @@ fn drop_clutter<N>(arena: &Arena<N>, chrome: &[bool], scores: &HashMap<usize, f6
         }
     }
     dropped
+}
+
+/// How the headings of related-content blocks begin (lower case, several languages).
+const RELATED_HEADINGS: &[&str] = &[
+    "related",
+    "you may also like",
+    "you might also like",
+    "you may like",
+    "you might like",
+    "more from",
+    "more stories",
+    "more news",
+    "more articles",
+    "recommended",
+    "read next",
+    "also read",
+    "read also",
+    "more great",
+    "editor's picks",
+    "editors' picks",
+    "don't miss",
+    "more on this",
+    "other stories",
+    "você pode gostar",
+    "voce pode gostar",
+    "leia também",
+    "leia mais",
+    "veja também",
+    "notícias relacionadas",
+    "lee también",
+    "te puede interesar",
+    "artículos relacionados",
+    "noticias relacionadas",
+    "à lire aussi",
+    "a lire aussi",
+    "sur le même sujet",
+    "articles similaires",
+    "lesen sie auch",
+    "das könnte sie auch",
+    "ähnliche artikel",
+    "mehr zum thema",
+    "leggi anche",
+    "potrebbe interessarti",
+    "関連記事",
+];
+
+/// Whether an element's first text is a heading that announces related content.
+fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> bool {
+    // The first element holding text, in document order: a heading or a leaf.
+    let mut stack: Vec<usize> = arena.nodes[index].children.iter().rev().copied().collect();
+    let mut first = None;
+    while let Some(i) = stack.pop() {
+        let n = &arena.nodes[i];
+        if n.skip || n.tag.is_empty() || n.text_len == 0 {
+            continue;
+        }
+        if is_heading_tag(&n.tag) || n.children.iter().all(|&c| arena.nodes[c].tag.is_empty()) {
+            first = Some(i);
+            break;
+        }
+        stack.extend(n.children.iter().rev());
+    }
+    let Some(first) = first else { return false };
+    let node = &arena.nodes[first];
+    // An h1 is the page's own title, whatever it says ("Related products" on a shop's page).
+    if !is_heading_tag(&node.tag) || node.tag == "h1" || node.text_len > 60 {
+        return false;
+    }
+    let text = arena.plain_text(first).to_lowercase();
+    let text = text.trim().trim_start_matches(['#', '-', '–', ' ']);
+    RELATED_HEADINGS.iter().any(|h| text.starts_with(h))
+}
+
+/// Containers that open with a related-content heading, and everything inside them.
+fn related_blocks<N>(arena: &Arena<N>) -> Vec<bool> {
+    let own: Vec<bool> = (0..arena.nodes.len())
+        .map(|i| {
+            matches!(
+                arena.nodes[i].tag.as_str(),
+                "div" | "section" | "article" | "aside" | "ul" | "ol" | "footer" | "nav"
+            ) && opens_with_related_heading(arena, i)
+        })
+        .collect();
+    inherited(arena, &own)
+}
+
+fn is_heading_tag(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
 }
 
 /// What a photo credit starts with.
@@ -1255,9 +1362,12 @@ fn loose_text<N>(arena: &Arena<N>, index: usize) -> (usize, usize) {
 
 fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool]) -> usize {
     let chrome_below = inherited(arena, chrome);
+    // A block headed "Related stories" is never the page's content, however much teaser text
+    // it holds.
+    let related = related_blocks(arena);
     let best = scores
         .iter()
-        .filter(|(i, _)| !chrome_below[**i])
+        .filter(|(i, _)| !chrome_below[**i] && !related[**i])
         .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(i, s)| (*i, *s));
     let Some((mut top, top_score)) = best else {
@@ -1269,7 +1379,7 @@ fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[boo
         scores.iter().filter(|(i, s)| **i != top && **s >= top_score * 0.75).map(|(i, _)| *i).collect();
     if strong.len() >= 2 {
         for ancestor in arena.ancestors(top).collect::<Vec<_>>() {
-            if ancestor == arena.body {
+            if ancestor == arena.body || related[ancestor] {
                 break;
             }
             let holding =
