@@ -973,7 +973,11 @@ const RELATED_HEADINGS: &[&str] = &[
     "more stories",
     "more news",
     "more articles",
-    "recommended",
+    // Not "Recommended" alone: Invision forums head a thread's posts "Recommended Posts".
+    "recommended for you",
+    "recommended stories",
+    "recommended articles",
+    "recommended reading",
     "read next",
     "also read",
     "read also",
