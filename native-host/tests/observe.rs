@@ -125,6 +125,30 @@ fn an_article_of_loose_text_beside_a_link_tree_is_read_alone() {
 }
 
 #[test]
+fn a_block_the_page_repeats_is_read_once_and_repeated_lines_stay() {
+    // The same section twice (a tablet and a desktop copy whose sheet is not in the page), and
+    // a line that recurs inside different blocks (each day of a plan).
+    let section = "<div class=\"copy\"><h2>Designed for every day</h2><p>We rethink what looks good and achieve \
+        lasting results: a wallet for those who want to choose wisely and carry it for years, rather than \
+        fast fashion and disposable things that wear out in a season.</p></div>";
+    let day = |n: u32, meal: &str| {
+        format!(
+            "<div class=\"day\"><h3>Day {n}</h3><p>{meal} for lunch, with a green salad.</p><p>Drink a glass of water after your walk.</p></div>"
+        )
+    };
+    let page = format!(
+        "<html><body><main><h1>The wallet</h1>{section}{section}{}{}{}</main></body></html>",
+        day(1, "Lentil soup"),
+        day(2, "Grilled fish"),
+        day(3, "Bean stew")
+    );
+    let o = observe_html(&page, "https://shop.example/wallet", &ObserveOptions::default());
+    assert_eq!(o.text.matches("We rethink what looks good").count(), 1, "{}", o.text);
+    assert_eq!(o.text.matches("Drink a glass of water after your walk.").count(), 3, "{}", o.text);
+    assert!(o.text.contains("Bean stew"), "{}", o.text);
+}
+
+#[test]
 fn list_pages_give_items_with_shown_comment_counts() {
     let o = observe_fixture("list.html", &ObserveOptions::default());
     let titles: Vec<&str> = o.items.iter().map(|i| i.title.as_str()).collect();

@@ -887,6 +887,7 @@ fn drop_clutter<N>(
             }
         }
     }
+    drop_repeated_blocks(arena, roots, &mut dropped);
     for &root in roots {
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
@@ -960,6 +961,46 @@ fn drop_clutter<N>(
         }
     }
     dropped
+}
+
+/// Drops the second and later copies of a block of text (200 characters or more) that the
+/// content holds several times over: the tablet and desktop versions of a section, a carousel's
+/// clones. A repeated line inside different blocks (a recipe's "1 tsp. oil" every day) stays;
+/// only whole blocks with the same text go.
+fn drop_repeated_blocks<N>(arena: &Arena<N>, roots: &[usize], dropped: &mut [bool]) {
+    const MIN_CHARS: usize = 200;
+    let mut by_length: HashMap<usize, Vec<usize>> = HashMap::new();
+    for &root in roots {
+        for index in arena.subtree(root) {
+            let node = &arena.nodes[index];
+            if index != root && !node.skip && !node.tag.is_empty() && node.text_len >= MIN_CHARS {
+                by_length.entry(node.text_len).or_default().push(index);
+            }
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut candidates: Vec<usize> = by_length.into_values().filter(|v| v.len() >= 2).flatten().collect();
+    candidates.retain(|&index| !holds_code(arena, index));
+    candidates.sort_unstable();
+    for index in candidates {
+        if dropped[index] || arena.ancestors(index).any(|a| dropped[a]) {
+            continue;
+        }
+        let text = arena.plain_text(index);
+        match seen.get(&text) {
+            // The same text in an element and one of its wrappers is one block, not two.
+            Some(&first) if !arena.ancestors(index).any(|a| a == first) => dropped[index] = true,
+            Some(_) => {}
+            None => {
+                seen.insert(text, index);
+            }
+        }
+    }
+}
+
+/// Whether an element is or holds a code block (documentation repeats its examples on purpose).
+fn holds_code<N>(arena: &Arena<N>, index: usize) -> bool {
+    arena.subtree(index).into_iter().any(|i| matches!(arena.nodes[i].tag.as_str(), "pre" | "code"))
 }
 
 /// How the headings of related-content blocks begin (lower case, several languages).
