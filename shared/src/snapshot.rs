@@ -277,6 +277,7 @@ const ATTRIBUTES_READ: &[&str] = &[
     "aria-disabled",
     "aria-level",
     "aria-expanded",
+    "aria-haspopup",
     "disabled",
     "readonly",
     "for",
