@@ -680,14 +680,15 @@ impl Page {
     /// holding the article), and clutter rules can strip a page made of short cards.
     fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
         const ENOUGH: usize = 500;
-        let first = Page::attempt(arena, Strictness::Full);
+        let related = related_blocks(arena);
+        let first = Page::attempt(arena, Strictness::Full, &related);
         let first_len = first.text_len(arena);
         if first_len >= ENOUGH {
             return first;
         }
         let mut best = (first_len, first);
         for strictness in [Strictness::NoClassNames, Strictness::NoClassNamesNoClutter] {
-            let page = Page::attempt(arena, strictness);
+            let page = Page::attempt(arena, strictness, &related);
             let len = page.text_len(arena);
             if len >= ENOUGH {
                 return page;
@@ -699,17 +700,19 @@ impl Page {
         best.1
     }
 
-    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness) -> Page {
+    /// One reading of the page at a strictness; `related` marks the related-content blocks
+    /// ([`related_blocks`], the same for every attempt).
+    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness, related: &[bool]) -> Page {
         let chrome = mark_chrome(arena, strictness != Strictness::Full);
         let scores = score_candidates(arena, &chrome);
-        let primary = pick_primary(arena, &scores, &chrome);
+        let primary = pick_primary(arena, &scores, &chrome, related);
         let content_roots = related_siblings(arena, &scores, &chrome, primary);
         let content_roots = repeated_items(arena, &chrome, primary).unwrap_or(content_roots);
         let content_roots = widen(arena, &chrome, primary, content_roots);
         let dropped = if strictness == Strictness::NoClassNamesNoClutter {
             chrome.clone()
         } else {
-            drop_clutter(arena, &chrome, &scores, &content_roots, primary)
+            drop_clutter(arena, &chrome, &scores, &content_roots, primary, related)
         };
         Page { chrome, dropped, primary, content_roots }
     }
@@ -869,9 +872,9 @@ fn drop_clutter<N>(
     scores: &HashMap<usize, f64>,
     roots: &[usize],
     primary: usize,
+    related: &[bool],
 ) -> Vec<bool> {
     let mut dropped = chrome.to_vec();
-    let related = related_blocks(arena);
     // Candidate datelines per root, counted by tag and class.
     let metadata_like = |i: usize| {
         let n = &arena.nodes[i];
@@ -1405,11 +1408,10 @@ fn loose_text<N>(arena: &Arena<N>, index: usize) -> (usize, usize) {
     (length, commas)
 }
 
-fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool]) -> usize {
+fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool], related: &[bool]) -> usize {
     let chrome_below = inherited(arena, chrome);
     // A block headed "Related stories" is never the page's content, however much teaser text
     // it holds.
-    let related = related_blocks(arena);
     let best = scores
         .iter()
         .filter(|(i, _)| !chrome_below[**i] && !related[**i])
