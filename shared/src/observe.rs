@@ -248,11 +248,9 @@ impl<N: Clone> Arena<N> {
         let Some(root) = root else {
             return Arena { nodes, body: 0, show_noscript };
         };
-        // (dom node, the element just before it (its previous element sibling, or for a first
-        // child its parent's, two levels up at most) with how many levels up that was, parent
-        // index, depth, parent skipped, parent hidden, parent invisible)
-        let mut stack = vec![(root, (None::<N>, 0usize), None::<usize>, 0usize, false, false, false)];
-        while let Some((node, previous, parent, depth, parent_skip, parent_hidden, parent_invisible)) = stack.pop() {
+        // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
+        let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
+        while let Some((node, parent, depth, parent_skip, parent_hidden, parent_invisible)) = stack.pop() {
             let node_type = dom.node_type(&node);
             if node_type == NodeType::Other {
                 continue;
@@ -286,7 +284,8 @@ impl<N: Clone> Arena<N> {
                     // So do collapsed disclosure panels: an accordion's answer right after the
                     // toggle that opens it (`aria-expanded="false"`, or a button holding the
                     // section's heading), whatever their class names.
-                    let disclosed = collapsed && previous.0.as_ref().is_some_and(|p| is_disclosure_toggle(dom, p, 0));
+                    let disclosed = collapsed
+                        && element_before(&nodes, parent).is_some_and(|p| is_disclosure_toggle(dom, &nodes[p].dom, 0));
                     let hidden = parent_hidden
                         || (collapsed && !disclosed)
                         || (dom.attribute(&node, "aria-hidden").is_some_and(|v| v == "true") && !panel)
@@ -328,25 +327,8 @@ impl<N: Clone> Arena<N> {
             }
             if node_type == NodeType::Element && depth < MAX_DEPTH {
                 let children = dom.children(&node);
-                let inherited = if previous.1 < 2 { (previous.0.clone(), previous.1 + 1) } else { (None, 0) };
-                let mut before: Option<N> = None;
-                let mut with_previous = Vec::with_capacity(children.len());
-                for child in children {
-                    // Sheets and scripts between a toggle and its panel (CSS-in-JS puts a
-                    // <style> before each element) are not what comes before it on screen.
-                    let is_element = dom.node_type(&child) == NodeType::Element
-                        && !matches!(dom.tag_name(&child).as_str(), "style" | "script" | "template" | "link" | "meta");
-                    let previous = match &before {
-                        Some(sibling) => (Some(sibling.clone()), 0),
-                        None => inherited.clone(),
-                    };
-                    with_previous.push((child.clone(), previous));
-                    if is_element {
-                        before = Some(child);
-                    }
-                }
-                for (child, previous) in with_previous.into_iter().rev() {
-                    stack.push((child, previous, Some(index), depth + 1, skip, hidden, invisible));
+                for child in children.into_iter().rev() {
+                    stack.push((child, Some(index), depth + 1, skip, hidden, invisible));
                 }
             }
         }
@@ -448,6 +430,29 @@ impl<N> Arena<N> {
     }
 }
 
+/// The element just before a node that is about to join the arena under `parent`: its previous
+/// element sibling, or for a first child its parent's (two levels up at most). The arena is
+/// built in document order, so the earlier siblings are already in `parent`'s children (and at
+/// the levels above, the ancestor itself is the last of its parent's). Sheets and scripts do
+/// not count: CSS-in-JS puts a `<style>` before each element, not on screen.
+fn element_before<N>(nodes: &[ArenaNode<N>], parent: Option<usize>) -> Option<usize> {
+    let mut level = parent;
+    for up in 0..3 {
+        let at = level?;
+        let children = &nodes[at].children;
+        let earlier = if up == 0 { &children[..] } else { &children[..children.len().saturating_sub(1)] };
+        let element = earlier.iter().rev().copied().find(|&c| {
+            let tag = nodes[c].tag.as_str();
+            !tag.is_empty() && !matches!(tag, "style" | "script" | "template" | "link" | "meta")
+        });
+        if element.is_some() {
+            return element;
+        }
+        level = nodes[at].parent;
+    }
+    None
+}
+
 /// Whether an element is (or wraps, two levels down at most) the toggle of a disclosure: a
 /// collapsed `aria-expanded="false"` control that is not a menu button, or a button that holds
 /// a heading (an accordion section's title).
@@ -496,8 +501,7 @@ fn own_text<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> String {
 fn holds_heading<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> bool {
     dom.children(node).iter().any(|c| {
         dom.node_type(c) == NodeType::Element
-            && (matches!(dom.tag_name(c).as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-                || (depth < 2 && holds_heading(dom, c, depth + 1)))
+            && (is_heading_tag(&dom.tag_name(c)) || (depth < 2 && holds_heading(dom, c, depth + 1)))
     })
 }
 
@@ -747,29 +751,13 @@ enum Strictness {
     NoClassNamesNoClutter,
 }
 
-/// Visible text outside chrome, per subtree.
-fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
-    let mut lengths = vec![0usize; arena.nodes.len()];
-    for index in (0..arena.nodes.len()).rev() {
-        let node = &arena.nodes[index];
-        if node.skip || chrome[index] {
-            lengths[index] = 0;
-            continue;
-        }
-        if node.tag.is_empty() {
-            lengths[index] = collapsed_len(&node.text);
-        }
-        if let Some(parent) = node.parent {
-            lengths[parent] += lengths[index];
-        }
-    }
-    lengths
-}
-
-/// As [`non_chrome_text`], leaving out the text of links.
-fn non_chrome_text_outside_links<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
-    let links: Vec<bool> = arena.nodes.iter().map(|n| n.tag == "a").collect();
-    let in_link = inherited(arena, &links);
+/// Visible text outside chrome, per subtree; with `outside_links`, leaving out the text of links.
+fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool], outside_links: bool) -> Vec<usize> {
+    let in_link = if outside_links {
+        inherited(arena, &arena.nodes.iter().map(|n| n.tag == "a").collect::<Vec<_>>())
+    } else {
+        vec![false; arena.nodes.len()]
+    };
     let mut lengths = vec![0usize; arena.nodes.len()];
     for index in (0..arena.nodes.len()).rev() {
         let node = &arena.nodes[index];
@@ -791,7 +779,7 @@ fn non_chrome_text_outside_links<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<us
 /// of many short sections, a listing of short cards), the content is the lowest ancestor that
 /// holds most of it.
 fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>) -> Vec<usize> {
-    let lengths = non_chrome_text(arena, chrome);
+    let lengths = non_chrome_text(arena, chrome, false);
     let total = lengths[arena.body];
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
     if total == 0 || covered * 4 >= total {
@@ -801,7 +789,7 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>
     // elsewhere (category and archive lists, menus the page did not mark as such) is no reason
     // to widen: only text that is not links.
     if prose(arena, primary) >= 300 || loose_text(arena, primary).0 >= 300 {
-        let plain = non_chrome_text_outside_links(arena, chrome);
+        let plain = non_chrome_text(arena, chrome, true);
         let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
         if covered_plain * 4 >= plain[arena.body] {
             return roots;
@@ -876,14 +864,13 @@ fn drop_clutter<N>(
 ) -> Vec<bool> {
     let mut dropped = chrome.to_vec();
     // Candidate datelines per root, counted by tag and class.
-    let metadata_like = |i: usize| {
-        let n = &arena.nodes[i];
-        !n.skip && n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i))
-    };
+    let mut metadata_like = vec![false; arena.nodes.len()];
     let mut metadata_blocks: HashMap<(usize, &str, &str), usize> = HashMap::new();
     for &root in roots {
         for i in arena.subtree(root) {
-            if metadata_like(i) {
+            let n = &arena.nodes[i];
+            if !n.skip && n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i)) {
+                metadata_like[i] = true;
                 *metadata_blocks
                     .entry((root, arena.nodes[i].tag.as_str(), arena.nodes[i].class.as_str()))
                     .or_default() += 1;
@@ -910,11 +897,7 @@ fn drop_clutter<N>(
             }
             // A photo credit, or a control's label left in the text ("Advertisement", "Share",
             // "Like this:"): words about the page, not of it.
-            if !node.tag.is_empty()
-                && node.text_len > 0
-                && node.text_len <= 120
-                && (is_credit(arena, index) || is_ui_label(arena, index))
-            {
+            if !node.tag.is_empty() && node.text_len > 0 && node.text_len <= 120 && is_credit_or_label(arena, index) {
                 dropped[index] = true;
                 continue;
             }
@@ -929,7 +912,6 @@ fn drop_clutter<N>(
             if node.commas >= 10 || node.text_len * 2 > arena.nodes[root].text_len {
                 continue;
             }
-
             // The poster's card beside each post (name, rank, join date, post count) or a
             // signature: short blocks the class names as the user's, not the message.
             if node.text_len < 300
@@ -944,7 +926,7 @@ fn drop_clutter<N>(
             // as text it is noise between the title and the story. Each post of a thread or
             // entry of a listing has its own date, which belongs to it: only blocks of a kind
             // (tag and class) that occurs once or twice go.
-            if metadata_like(index)
+            if metadata_like[index]
                 && metadata_blocks.get(&(root, node.tag.as_str(), node.class.as_str())).is_some_and(|&n| n <= 2)
             {
                 dropped[index] = true;
@@ -1119,14 +1101,10 @@ const CREDIT_STARTS: &[&str] = &[
 ];
 
 /// A photo credit: a short element the class names so (`credit`, `image-credit`), or whose text
-/// starts as credits do.
-fn is_credit<N>(arena: &Arena<N>, index: usize) -> bool {
-    let node = &arena.nodes[index];
-    if has_word(&node.class_id, &["credit"]) && !has_word(&node.class_id, CONTENT_WORDS) {
-        return true;
-    }
-    let text = arena.plain_text(index).to_lowercase();
-    CREDIT_STARTS.iter().any(|start| text.starts_with(start))
+/// (`text`, lower case) starts as credits do.
+fn is_credit<N>(node: &ArenaNode<N>, text: &str) -> bool {
+    (has_word(&node.class_id, &["credit"]) && !has_word(&node.class_id, CONTENT_WORDS))
+        || CREDIT_STARTS.iter().any(|start| text.starts_with(start))
 }
 
 /// Labels of page controls and ad slots that pages leave as text.
@@ -1166,13 +1144,16 @@ const UI_LABELS: &[&str] = &[
     "scroll to continue with content",
 ];
 
-fn is_ui_label<N>(arena: &Arena<N>, index: usize) -> bool {
-    if arena.nodes[index].text_len > 40 {
-        return false;
-    }
+/// A photo credit or a control's label, the element's text read once for both tests.
+fn is_credit_or_label<N>(arena: &Arena<N>, index: usize) -> bool {
+    let node = &arena.nodes[index];
     let text = arena.plain_text(index).to_lowercase();
-    let label = text.trim().trim_end_matches(['.', ':', '…', ' ']).trim();
-    UI_LABELS.contains(&label)
+    is_credit(node, &text) || is_ui_label(node, &text)
+}
+
+/// Whether a short element's whole text (`text`, lower case) is such a label.
+fn is_ui_label<N>(node: &ArenaNode<N>, text: &str) -> bool {
+    node.text_len <= 40 && UI_LABELS.contains(&text.trim().trim_end_matches(['.', ':', '…', ' ']).trim())
 }
 
 /// Class or id words of a post's date, author line and other metadata.
