@@ -397,3 +397,95 @@ fn the_cli_observes_files_and_stdin_and_reports_missing_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent.html"));
 }
+
+#[test]
+fn commas_all_over_the_page_do_not_make_the_whole_page_the_content() {
+    // A short article beside a long story list that the page does not mark as chrome, whose
+    // titles and bylines are full of commas: the page's commas are not the article's.
+    let paragraph = |n: u32| {
+        format!(
+            "<p>Paragraph {n} of the story tells, in plain words, what the council decided on the new \
+             bridge and why the vote took three evenings.</p>"
+        )
+    };
+    let teasers: String = (1..=20)
+        .map(|n| {
+            format!(
+                "<div class=\"teaser\"><h3><a href=\"/s/{n}\">Story {n}: markets, oil, gold, and bonds, \
+                 in one list</a></h3><span>By Staff, Wire, Desk</span></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><body><div class=\"wrap\"><div class=\"story\"><h1>Bridge vote</h1>{}{}{}</div>\
+         <div class=\"list\">{teasers}</div></div></body></html>",
+        paragraph(1),
+        paragraph(2),
+        paragraph(3)
+    );
+    let o = observe_html(&page, "https://news.example/bridge", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 3 of the story"), "{}", o.text);
+    assert!(!o.text.contains("markets, oil, gold"), "the story list was read as the article:\n{}", o.text);
+    assert_ne!(o.primary.as_ref().map(|p| p.tag.as_str()), Some("html"), "{:?}", o.primary);
+}
+
+#[test]
+fn a_code_example_full_of_commas_does_not_outweigh_the_prose_around_it() {
+    // A documentation page: sections of prose and one long code example. Its commas are syntax;
+    // counted as prose they made the example the whole content.
+    let prose = |topic: &str| {
+        format!(
+            "<section class=\"function\"><h2>{topic}</h2><p>The {topic} function returns an iterator over \
+             the input, and it stops when the shortest input is exhausted; use it when the inputs are \
+             long.</p></section>"
+        )
+    };
+    let code: String = (0..60).map(|n| format!("pairs({n}, [a, b, c], key={n}, default=None)\n")).collect();
+    let page = format!(
+        "<html><body><main><section class=\"module\"><h1>itertools</h1>{}{}{}\
+         <section class=\"recipes\"><h2>Recipes</h2>{}<div class=\"highlight\"><pre>{code}</pre></div></section>\
+         </section></main></body></html>",
+        prose("chain"),
+        prose("islice"),
+        prose("zip_longest"),
+        prose("pairwise")
+    );
+    let o = observe_html(&page, "https://docs.example/itertools", &ObserveOptions::default());
+    for topic in ["chain", "islice", "zip_longest", "pairwise"] {
+        assert!(o.text.contains(&format!("The {topic} function")), "{topic} missing:\n{}", o.text);
+    }
+    assert!(o.text.contains("pairs(59, [a, b, c]"), "{}", o.text);
+}
+
+#[test]
+fn an_article_spread_over_containers_is_read_whole_and_story_teasers_stay_out() {
+    // The story starts in its body container, goes on below a share bar in another one, and a
+    // "more stories" list of linked headings with excerpts sits beside it.
+    let paragraph = |part: &str, n: u32| {
+        format!(
+            "<p>{part} paragraph {n}: the harbour authority said on Monday that the new pier opens in \
+             spring, after two years of work and one long winter.</p>"
+        )
+    };
+    let first: String = (1..=3).map(|n| paragraph("First", n)).collect();
+    let rest: String = (1..=4).map(|n| paragraph("Later", n)).collect();
+    let teasers: String = (1..=8)
+        .map(|n| {
+            format!(
+                "<div class=\"card\"><h3><a href=\"/story/{n}\">Other story {n}</a></h3><p>Excerpt of other \
+                 story {n}, a long teaser sentence that runs on for a while to look like a paragraph.</p></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><body><div class=\"page\"><div class=\"top\"><div class=\"col\"><h1>The pier</h1>\
+         <div class=\"article-body\">{first}</div></div></div>\
+         <div class=\"tools\"><a href=\"/share\">Share</a></div>\
+         <section class=\"below\"><div class=\"wrapper\"><div class=\"continued\">{rest}</div></div></section>\
+         </div><div class=\"stories\">{teasers}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://harbour.example/pier", &ObserveOptions::default());
+    assert!(o.text.contains("First paragraph 1:"), "{}", o.text);
+    assert!(o.text.contains("Later paragraph 4:"), "the story's second half is missing:\n{}", o.text);
+    assert!(!o.text.contains("Excerpt of other story"), "teasers were read as the story:\n{}", o.text);
+}

@@ -345,7 +345,8 @@ impl<N: Clone> Arena<N> {
             let (text_len, link_len, commas) = (
                 nodes[index].text_len + own_len,
                 if is_link { nodes[index].text_len + own_len } else { nodes[index].link_len },
-                nodes[index].commas + own_commas,
+                // Commas in code are syntax, not the sign of prose they are in sentences.
+                if matches!(node.tag.as_str(), "pre" | "code") { 0 } else { nodes[index].commas + own_commas },
             );
             let node = &mut nodes[index];
             node.text_len = text_len;
@@ -775,14 +776,40 @@ fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool], outside_links: bool) ->
     lengths
 }
 
-/// When the content found holds under a quarter of the page's non-chrome text (a landing page
-/// of many short sections, a listing of short cards), the content is the lowest ancestor that
-/// holds most of it.
+/// Widens the content found when it is only part of the page's own text:
+///
+/// - When it holds under half of the page's paragraphs (outside chrome and teasers), the text
+///   is spread over several containers (an article continued below a table, the posts of a
+///   thread beside an AI summary, the sections of a service page or an FAQ): the content is the
+///   lowest ancestor holding 80% of them, never wider than the page's `<main>`.
+/// - When it holds under a quarter of the page's non-chrome text (a landing page of many short
+///   sections, a listing of short cards), the content is the lowest ancestor that holds most of
+///   it.
 fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>) -> Vec<usize> {
     let lengths = non_chrome_text(arena, chrome, false);
     let total = lengths[arena.body];
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
-    if total == 0 || covered * 4 >= total {
+    if total == 0 {
+        return roots;
+    }
+    let paragraphs = own_paragraphs(arena, chrome);
+    let page_paragraphs = paragraphs[arena.body];
+    let covered_paragraphs: usize = roots.iter().map(|&r| paragraphs[r]).sum();
+    if page_paragraphs >= 500 && covered_paragraphs * 2 < page_paragraphs {
+        let is_main = |i: usize| arena.nodes[i].tag == "main" || arena.nodes[i].role == "main";
+        let mut widest = primary;
+        while let Some(parent) = arena.nodes[widest].parent {
+            if arena.nodes[parent].tag == "html" || is_main(widest) {
+                break;
+            }
+            widest = parent;
+            if paragraphs[widest] * 5 >= page_paragraphs * 4 {
+                break;
+            }
+        }
+        return vec![widest];
+    }
+    if covered * 4 >= total {
         return roots;
     }
     // Around an article (real paragraphs, or a long run of text broken by <br>), link text
@@ -806,6 +833,49 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>
         }
     }
     vec![widest]
+}
+
+/// Characters of the page's own paragraphs per subtree: paragraph-like blocks (the outermost
+/// of nested ones) of 80+ characters with few links, outside chrome and outside teasers of
+/// other pages ([`teasers`]: a story list's excerpts are paragraphs too, but not this page's).
+fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
+    let chrome_below = inherited(arena, chrome);
+    let teaser = teasers(arena);
+    let mut lengths = vec![0usize; arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if node.skip || chrome_below[index] || teaser[index] {
+            continue;
+        }
+        if node.text_len >= 80
+            && is_paragraph_like(arena, index)
+            && !node.parent.is_some_and(|p| is_paragraph_like(arena, p))
+            && arena.link_density(index) < 0.3
+        {
+            lengths[index] += node.text_len;
+        }
+        if let Some(parent) = node.parent {
+            lengths[parent] += lengths[index];
+        }
+    }
+    lengths
+}
+
+/// Teasers of other pages: anything inside a link (a card that is one big link), and cards
+/// (under 1,500 characters, up to four levels above the heading) whose heading is a link.
+fn teasers<N>(arena: &Arena<N>) -> Vec<bool> {
+    let mut own: Vec<bool> = arena.nodes.iter().map(|n| n.tag == "a").collect();
+    for (index, node) in arena.nodes.iter().enumerate() {
+        if is_heading_tag(&node.tag) && node.tag != "h1" && node.text_len > 0 && arena.link_density(index) > 0.5 {
+            for ancestor in arena.ancestors(index).take(4) {
+                if ancestor == arena.body || arena.nodes[ancestor].text_len >= 1_500 {
+                    break;
+                }
+                own[ancestor] = true;
+            }
+        }
+    }
+    inherited(arena, &own)
 }
 
 /// Characters in real paragraphs (a `p` of 80+ characters with few links) under a node.
@@ -1380,7 +1450,9 @@ fn loose_text<N>(arena: &Arena<N>, index: usize) -> (usize, usize) {
     let mut commas = 0;
     for &child in &arena.nodes[index].children {
         let node = &arena.nodes[child];
-        if node.skip || BLOCK_TAGS.contains(&node.tag.as_str()) {
+        // `body` and `head` are not inline text of `<html>`: counted as such, every comma on
+        // the page scored for `<html>`, which then won over the article on pages with many.
+        if node.skip || BLOCK_TAGS.contains(&node.tag.as_str()) || matches!(node.tag.as_str(), "body" | "head") {
             continue;
         }
         length += node.text_len;
