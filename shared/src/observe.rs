@@ -686,14 +686,15 @@ impl Page {
     fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
         const ENOUGH: usize = 500;
         let related = related_blocks(arena);
-        let first = Page::attempt(arena, Strictness::Full, &related);
+        let teasers = teasers(arena);
+        let first = Page::attempt(arena, Strictness::Full, &related, &teasers);
         let first_len = first.text_len(arena);
         if first_len >= ENOUGH {
             return first;
         }
         let mut best = (first_len, first);
         for strictness in [Strictness::NoClassNames, Strictness::NoClassNamesNoClutter] {
-            let page = Page::attempt(arena, strictness, &related);
+            let page = Page::attempt(arena, strictness, &related, &teasers);
             let len = page.text_len(arena);
             if len >= ENOUGH {
                 return page;
@@ -706,14 +707,15 @@ impl Page {
     }
 
     /// One reading of the page at a strictness; `related` marks the related-content blocks
-    /// ([`related_blocks`], the same for every attempt).
-    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness, related: &[bool]) -> Page {
+    /// ([`related_blocks`]) and `teasers` the teasers of other pages ([`teasers`]), both the
+    /// same for every attempt.
+    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness, related: &[bool], teasers: &[bool]) -> Page {
         let chrome = mark_chrome(arena, strictness != Strictness::Full);
         let scores = score_candidates(arena, &chrome);
         let primary = pick_primary(arena, &scores, &chrome, related);
         let content_roots = related_siblings(arena, &scores, &chrome, primary);
         let content_roots = repeated_items(arena, &chrome, primary).unwrap_or(content_roots);
-        let content_roots = widen(arena, &chrome, primary, content_roots);
+        let content_roots = widen(arena, &chrome, teasers, primary, content_roots);
         let dropped = if strictness == Strictness::NoClassNamesNoClutter {
             chrome.clone()
         } else {
@@ -785,29 +787,18 @@ fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool], outside_links: bool) ->
 /// - When it holds under a quarter of the page's non-chrome text (a landing page of many short
 ///   sections, a listing of short cards), the content is the lowest ancestor that holds most of
 ///   it.
-fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>) -> Vec<usize> {
+fn widen<N>(arena: &Arena<N>, chrome: &[bool], teasers: &[bool], primary: usize, roots: Vec<usize>) -> Vec<usize> {
     let lengths = non_chrome_text(arena, chrome, false);
     let total = lengths[arena.body];
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
     if total == 0 {
         return roots;
     }
-    let paragraphs = own_paragraphs(arena, chrome);
+    let paragraphs = own_paragraphs(arena, chrome, teasers);
     let page_paragraphs = paragraphs[arena.body];
     let covered_paragraphs: usize = roots.iter().map(|&r| paragraphs[r]).sum();
     if page_paragraphs >= 500 && covered_paragraphs * 2 < page_paragraphs {
-        let is_main = |i: usize| arena.nodes[i].tag == "main" || arena.nodes[i].role == "main";
-        let mut widest = primary;
-        while let Some(parent) = arena.nodes[widest].parent {
-            if arena.nodes[parent].tag == "html" || is_main(widest) {
-                break;
-            }
-            widest = parent;
-            if paragraphs[widest] * 5 >= page_paragraphs * 4 {
-                break;
-            }
-        }
-        return vec![widest];
+        return vec![lowest_ancestor_holding(arena, primary, &paragraphs, (4, 5), true)];
     }
     if covered * 4 >= total {
         return roots;
@@ -822,25 +813,39 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], primary: usize, roots: Vec<usize>
             return roots;
         }
     }
-    let mut widest = primary;
+    vec![lowest_ancestor_holding(arena, primary, &lengths, (3, 5), false)]
+}
+
+/// The lowest ancestor of `start` (below `<html>`) whose `amounts` reach `share` (numerator,
+/// denominator) of the body's; with `up_to_main`, never wider than a `<main>` (or `role=main`)
+/// on the way. The highest one reached when none does.
+fn lowest_ancestor_holding<N>(
+    arena: &Arena<N>,
+    start: usize,
+    amounts: &[usize],
+    share: (usize, usize),
+    up_to_main: bool,
+) -> usize {
+    let is_main = |i: usize| arena.nodes[i].tag == "main" || arena.nodes[i].role == "main";
+    let total = amounts[arena.body];
+    let mut widest = start;
     while let Some(parent) = arena.nodes[widest].parent {
-        if arena.nodes[parent].tag == "html" {
+        if arena.nodes[parent].tag == "html" || (up_to_main && is_main(widest)) {
             break;
         }
         widest = parent;
-        if lengths[widest] * 5 >= total * 3 {
+        if amounts[widest] * share.1 >= total * share.0 {
             break;
         }
     }
-    vec![widest]
+    widest
 }
 
 /// Characters of the page's own paragraphs per subtree: paragraph-like blocks (the outermost
 /// of nested ones) of 80+ characters with few links, outside chrome and outside teasers of
 /// other pages ([`teasers`]: a story list's excerpts are paragraphs too, but not this page's).
-fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool]) -> Vec<usize> {
+fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[bool]) -> Vec<usize> {
     let chrome_below = inherited(arena, chrome);
-    let teaser = teasers(arena);
     let mut lengths = vec![0usize; arena.nodes.len()];
     for index in (0..arena.nodes.len()).rev() {
         let node = &arena.nodes[index];
