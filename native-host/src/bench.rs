@@ -79,6 +79,10 @@ struct EngineBenchArgs {
     /// Skip the summary-service measurement.
     #[arg(long)]
     no_summary: bool,
+    /// Measure only the summary service, as a freshly loaded host serves its first summary
+    /// (no generation over the whole text before it).
+    #[arg(long, conflicts_with_all = ["no_summary", "repeat"])]
+    summary_only: bool,
     /// The page URL the summary's observation carries.
     #[arg(long, default_value = "https://example.com/article")]
     url: String,
@@ -204,54 +208,56 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
         out["rss_loaded_mb"] = json!(proc_status_mb("VmRSS"));
         out["text_tokens"] = json!(engine.count_tokens(&text).await.ok());
         progress(&format!("loaded in {:.0} ms; generating", ms(started.elapsed())));
-        let request = GenerateRequest {
-            system: prompt::SUMMARY_SYSTEM.to_string(),
-            user: text.clone(),
-            max_tokens: args.max_tokens,
-            sampling: Sampling::greedy(),
-            shape: OutputShape::Markdown,
-        };
-        let never = CancellationToken::new();
-        let generation = engine.generate(request.clone(), &mut |_: &str| {}, &never).await?;
-        let first = generation.first_token.unwrap_or(generation.total);
-        let after_first = generation.total.saturating_sub(first);
-        let fields = json!({
-            "prompt_tokens": generation.prompt_tokens,
-            "completion_tokens": generation.completion_tokens,
-            "finish_reason": generation.finish_reason,
-            "first_token_ms": ms(first),
-            "total_ms": ms(generation.total),
-            "prompt_tok_s": generation.prompt_tokens as f64 / first.as_secs_f64(),
-            "gen_tok_s": (generation.completion_tokens > 1 && !after_first.is_zero())
-                .then(|| (generation.completion_tokens - 1) as f64 / after_first.as_secs_f64()),
-            "rss_mb": proc_status_mb("VmRSS"),
-            "os_threads": proc_status("Threads"),
-            "text_preview": generation.text.chars().take(200).collect::<String>(),
-        });
-        merge(&mut out, fields);
-        progress(&format!(
-            "{} prompt tokens, first token after {:.0} ms, {} tokens in {:.0} ms",
-            generation.prompt_tokens,
-            ms(first),
-            generation.completion_tokens,
-            ms(generation.total)
-        ));
-        if args.repeat {
-            // mistral.rs keeps the KV cache of finished sequences (prefix cache, 16 entries) and
-            // reuses the longest shared prefix, but 0.8.1 ignores a match that leaves no new
-            // token to compute, so the very same prompt would be computed again in full. A page
-            // that is not the last one shares the system prompt only, which is the case to
-            // measure: the same text with its halves swapped (same length, another page).
-            progress("another text of the same length (prefix cache of the system prompt)");
-            let middle = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
-            let swapped = format!("{}\n{}", &text[middle..], &text[..middle]);
-            let again = engine
-                .generate(GenerateRequest { user: swapped, ..request.clone() }, &mut |_: &str| {}, &never)
-                .await?;
-            out["repeat_prompt_tokens"] = json!(again.prompt_tokens);
-            out["repeat_first_token_ms"] = json!(again.first_token.map(ms));
-            out["repeat_total_ms"] = json!(ms(again.total));
-            out["repeat_completion_tokens"] = json!(again.completion_tokens);
+        if !args.summary_only {
+            let request = GenerateRequest {
+                system: prompt::SUMMARY_SYSTEM.to_string(),
+                user: text.clone(),
+                max_tokens: args.max_tokens,
+                sampling: Sampling::greedy(),
+                shape: OutputShape::Markdown,
+            };
+            let never = CancellationToken::new();
+            let generation = engine.generate(request.clone(), &mut |_: &str| {}, &never).await?;
+            let first = generation.first_token.unwrap_or(generation.total);
+            let after_first = generation.total.saturating_sub(first);
+            let fields = json!({
+                "prompt_tokens": generation.prompt_tokens,
+                "completion_tokens": generation.completion_tokens,
+                "finish_reason": generation.finish_reason,
+                "first_token_ms": ms(first),
+                "total_ms": ms(generation.total),
+                "prompt_tok_s": generation.prompt_tokens as f64 / first.as_secs_f64(),
+                "gen_tok_s": (generation.completion_tokens > 1 && !after_first.is_zero())
+                    .then(|| (generation.completion_tokens - 1) as f64 / after_first.as_secs_f64()),
+                "rss_mb": proc_status_mb("VmRSS"),
+                "os_threads": proc_status("Threads"),
+                "text_preview": generation.text.chars().take(200).collect::<String>(),
+            });
+            merge(&mut out, fields);
+            progress(&format!(
+                "{} prompt tokens, first token after {:.0} ms, {} tokens in {:.0} ms",
+                generation.prompt_tokens,
+                ms(first),
+                generation.completion_tokens,
+                ms(generation.total)
+            ));
+            if args.repeat {
+                // mistral.rs keeps the KV cache of finished sequences (prefix cache, 16 entries) and
+                // reuses the longest shared prefix, but 0.8.1 ignores a match that leaves no new
+                // token to compute, so the very same prompt would be computed again in full. A page
+                // that is not the last one shares the system prompt only, which is the case to
+                // measure: the same text with its halves swapped (same length, another page).
+                progress("another text of the same length (prefix cache of the system prompt)");
+                let middle = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+                let swapped = format!("{}\n{}", &text[middle..], &text[..middle]);
+                let again = engine
+                    .generate(GenerateRequest { user: swapped, ..request.clone() }, &mut |_: &str| {}, &never)
+                    .await?;
+                out["repeat_prompt_tokens"] = json!(again.prompt_tokens);
+                out["repeat_first_token_ms"] = json!(again.first_token.map(ms));
+                out["repeat_total_ms"] = json!(ms(again.total));
+                out["repeat_completion_tokens"] = json!(again.completion_tokens);
+            }
         }
         if !args.no_summary {
             // The real summary service over the same text, as a page observation. It runs after

@@ -133,7 +133,9 @@ pub fn chunk_chars_for(context_tokens: usize) -> usize {
 /// Keeps a model's stream clean while it streams: layout prefixes it copied are dropped at line
 /// starts, a sentence or line it already wrote is not written again (small models loop), blank
 /// runs collapse. Text is released a sentence at a time, so the first words reach the user
-/// without waiting for a line end, and the stream stays append-only.
+/// without waiting for a line end, and the stream stays append-only. The summary's first
+/// sentence is released word by word: nothing written before it can repeat, and it is what the
+/// user waits for.
 #[derive(Default)]
 pub struct LineFilter {
     pending: String,
@@ -141,6 +143,33 @@ pub struct LineFilter {
     wrote_blank: bool,
     /// Part of the current line has been written.
     mid_line: bool,
+    /// The first sentence so far, while it is being released word by word (recorded as seen
+    /// once it ends).
+    opening: Option<String>,
+}
+
+/// The first sentence is released word by word once this much of it is there: enough to see a
+/// layout prefix ("Definition: ") and the word after it, or the start of JSON.
+const OPENING_MIN_BYTES: usize = 16;
+
+/// A layout prefix the model copied from the page text, dropped (or, for headings, turned into
+/// Markdown) at a line start.
+fn strip_layout_prefix(text: &str) -> String {
+    let mut text = text.to_string();
+    for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
+        if let Some(rest) = text.strip_prefix(prefix) {
+            text = rest.to_string();
+        }
+    }
+    if text.len() > 4 && text.starts_with('H') && text.as_bytes()[1].is_ascii_digit() && text[2..].starts_with(": ") {
+        text = format!("### {}", &text[4..]);
+    }
+    text
+}
+
+/// What a sentence is compared by when looking for repeats.
+fn repeat_key(text: &str) -> String {
+    text.trim().trim_start_matches(['-', '*', ' ', '#']).to_lowercase()
 }
 
 /// Past this many bytes without a sentence end, text is released at a word boundary.
@@ -169,14 +198,24 @@ impl LineFilter {
         loop {
             if let Some(end) = self.pending.find('\n') {
                 let line: String = self.pending.drain(..=end).collect();
-                self.segment(line.trim_end(), true, out);
+                if self.opening.is_some() {
+                    self.end_opening(line.trim_end(), true, out);
+                } else {
+                    self.segment(line.trim_end(), true, out);
+                }
             } else if !self.mid_line && looks_like_json(&self.pending) {
                 // A JSON line is judged whole at its end (and dropped there): released by the
                 // sentence or run-on rules below, its pieces would no longer look like JSON.
                 break;
             } else if let Some(end) = sentence_end(&self.pending) {
                 let sentence: String = self.pending.drain(..end).collect();
-                self.segment(&sentence, false, out);
+                if self.opening.is_some() {
+                    self.end_opening(&sentence, false, out);
+                } else {
+                    self.segment(&sentence, false, out);
+                }
+            } else if let Some(words) = self.opening_words() {
+                self.release_opening(&words, out);
             } else if self.pending.len() > RUN_ON_BYTES
                 && let Some(space) = self.pending.rfind(' ').filter(|&i| i > 0)
             {
@@ -192,7 +231,9 @@ impl LineFilter {
 
     pub fn finish(&mut self, out: &mut String) {
         let rest = std::mem::take(&mut self.pending);
-        if !rest.trim().is_empty() || self.mid_line {
+        if self.opening.is_some() {
+            self.end_opening(rest.trim_end(), true, out);
+        } else if !rest.trim().is_empty() || self.mid_line {
             self.segment(rest.trim_end(), true, out);
         }
     }
@@ -206,28 +247,59 @@ impl LineFilter {
         out.push_str(text);
     }
 
-    fn segment(&mut self, text: &str, ends_line: bool, out: &mut String) {
-        let mut text = text.to_string();
-        if !self.mid_line {
-            for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
-                if let Some(rest) = text.strip_prefix(prefix) {
-                    text = rest.to_string();
-                }
-            }
-            if text.len() > 4
-                && text.starts_with('H')
-                && text.as_bytes()[1].is_ascii_digit()
-                && text[2..].starts_with(": ")
+    /// The next words of the summary's first sentence that may be shown before it ends: only
+    /// while nothing has been written yet (or the first sentence is already being shown), and
+    /// never what may be the start of JSON.
+    fn opening_words(&mut self) -> Option<String> {
+        let starting = self.opening.is_none();
+        if starting {
+            let start = self.pending.trim_start();
+            if !self.seen.is_empty()
+                || self.mid_line
+                || start.starts_with(['{', '[', '"', '`', '<'])
+                || looks_like_json(start)
             {
-                text = format!("### {}", &text[4..]);
+                return None;
             }
         }
+        let min = if starting { OPENING_MIN_BYTES } else { 1 };
+        let space = self.pending.rfind(' ').filter(|&i| i >= min)?;
+        Some(self.pending.drain(..=space).collect())
+    }
+
+    fn release_opening(&mut self, words: &str, out: &mut String) {
+        let shown = match self.opening {
+            Some(_) => words.to_string(),
+            None => strip_layout_prefix(words.trim_start()),
+        };
+        self.opening.get_or_insert_with(String::new).push_str(&shown);
+        if !shown.is_empty() {
+            self.wrote_blank = false;
+            self.mid_line = true;
+            out.push_str(&shown);
+        }
+    }
+
+    /// The rest of the first sentence: shown, and the whole sentence recorded as written.
+    fn end_opening(&mut self, rest: &str, ends_line: bool, out: &mut String) {
+        let mut opening = self.opening.take().unwrap_or_default();
+        opening.push_str(rest);
+        self.seen.push(repeat_key(&opening));
+        out.push_str(rest);
+        if ends_line {
+            out.push('\n');
+            self.mid_line = false;
+        }
+    }
+
+    fn segment(&mut self, text: &str, ends_line: bool, out: &mut String) {
+        let text = if self.mid_line { text.to_string() } else { strip_layout_prefix(text) };
         if !self.mid_line && looks_like_json(&text) {
             // A small model sometimes answers the JSON-wrapped request with JSON of its own;
             // a summary is Markdown, and braces and "key": value lines are never part of one.
             return;
         }
-        let key: String = text.trim().trim_start_matches(['-', '*', ' ', '#']).to_lowercase();
+        let key = repeat_key(&text);
         if key.is_empty() {
             if self.mid_line && ends_line {
                 out.push('\n');
@@ -322,6 +394,10 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
         let before = job.snapshot().text.len();
         let generated =
             call(deps, system, &request, CHUNK_OUTPUT_TOKENS, shape.clone(), Some((job, &mut filter))).await?;
+        // A part's notes end their line: the next part's first sentence is not glued to them.
+        let mut line_end = String::new();
+        filter.push("\n", &mut line_end);
+        job.append(&line_end);
         if generated.finish_reason != "cancelled" {
             chars_read += part.chars().count();
         }
@@ -401,9 +477,12 @@ pub fn shared_prompt_start() -> WarmPrefix {
     WarmPrefix { system: prompt::SUMMARY_SYSTEM.to_string(), user_start: a[..shared].to_string() }
 }
 
-/// The request that reads part `index` (from 0) of `count` of the page's text: the summary
-/// document, holding the text itself when the page is read in one part, and for a part of
-/// several the chunk document.
+/// The request that reads part `index` (from 0) of `count` of the page's text. The first part
+/// is the summary document's own text (as a page read in one part is); each later part is a
+/// chunk document extending the summary document, which then carries the page's identity and
+/// signals without text. The first part is the one the user waits for: a chunk document there
+/// would add its header and the URL and title a second time, ≈ 90 prompt tokens before the
+/// first word of the summary.
 fn chunk_request(
     turn: &TurnRef,
     user_text: &str,
@@ -413,20 +492,20 @@ fn chunk_request(
     index: usize,
     count: usize,
 ) -> Value {
-    let single = count == 1;
+    let first = index == 0;
     let mut documents = vec![prompt::document(
         SUMMARY_DOC_ID,
         "web.observation.summary.v1",
-        reading_content(observation, if single { part } else { "" }),
+        reading_content(observation, if first { part } else { "" }),
     )];
-    if !single {
+    if !first {
         documents.push(prompt::document(
             &prompt::chunk_doc_id(1),
             "web.observation.chunk.v1",
             prompt::chunk_content(observation, 1, 1, part),
         ));
     }
-    let args = if single {
+    let args = if count == 1 {
         json!({ "style": "concise" })
     } else {
         json!({ "style": "concise", "part": index + 1, "parts": count })
@@ -683,6 +762,35 @@ mod tests {
     }
 
     #[test]
+    fn the_first_part_is_the_summary_documents_text_and_later_parts_are_chunk_documents() {
+        let observation = Observation {
+            url: "https://news.example/story".into(),
+            title: "Otters return".into(),
+            text: "Part one. Part two.".into(),
+            signals: vec![laika_shared::observation::Signal::Paywall],
+            ..Observation::default()
+        };
+        let turn = TurnRef { conversation_id: "conv".into(), turn: 1 };
+        let first = chunk_request(&turn, "Summarize this page", "web.summarize", &observation, "Part one.", 0, 2);
+        let second = chunk_request(&turn, "Summarize this page", "web.summarize", &observation, "Part two.", 1, 2);
+        for request in [&first, &second] {
+            assert!(packet::validate(request).is_empty(), "{:?}", packet::validate(request));
+        }
+        let documents = first["context"]["documents"].as_array().unwrap();
+        assert_eq!(documents.len(), 1, "{first}");
+        assert_eq!(documents[0]["content"]["text"], "Part one.");
+        assert_eq!(documents[0]["content"]["signals"], json!(["paywall"]));
+        assert_eq!(first["input"]["task"]["args"], json!({ "style": "concise", "part": 1, "parts": 2 }));
+        let documents = second["context"]["documents"].as_array().unwrap();
+        assert_eq!(documents.len(), 2, "{second}");
+        assert_eq!(documents[0]["content"]["text"], "");
+        assert_eq!(documents[0]["content"]["signals"], json!(["paywall"]));
+        assert_eq!(documents[1]["kind"], "web.observation.chunk.v1");
+        assert_eq!(documents[1]["content"]["text"], "Part two.");
+        assert_eq!(second["input"]["task"]["args"], json!({ "style": "concise", "part": 2, "parts": 2 }));
+    }
+
+    #[test]
     fn chunks_tile_the_text() {
         let text =
             "H1: Title\n".to_string() + &"A sentence of some length here. ".repeat(400) + "\nEnd line with é and ü.";
@@ -706,6 +814,53 @@ mod tests {
         }
         filter.finish(&mut out);
         assert_eq!(out, "- Otters are back.\n### Why\n\n- Clean water matters.\n");
+    }
+
+    #[test]
+    fn the_first_sentence_is_released_word_by_word_and_still_never_repeated() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        filter.push("- The otters of the river came", &mut out);
+        assert_eq!(out, "- The otters of the river ");
+        filter.push(" back to the", &mut out);
+        assert_eq!(out, "- The otters of the river came back to ");
+        filter.push(" valley.\n- The otters of the river came back to the valley.\n- They", &mut out);
+        filter.push(" dive for food in deep water", &mut out);
+        // Later sentences wait for their end (or the run-on limit).
+        assert_eq!(out, "- The otters of the river came back to the valley.\n");
+        filter.push(".\n", &mut out);
+        filter.finish(&mut out);
+        assert_eq!(out, "- The otters of the river came back to the valley.\n- They dive for food in deep water.\n");
+    }
+
+    #[test]
+    fn the_first_words_lose_layout_prefixes_and_json_is_never_streamed() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        filter.push("Summary: The otters of the river came", &mut out);
+        assert_eq!(out, "The otters of the river ");
+        filter.finish(&mut out);
+        assert_eq!(out, "The otters of the river came\n");
+
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        filter.push("{\"summary\": \"The otters of the river came back to the", &mut out);
+        assert_eq!(out, "");
+        filter.push(" valley.\"}\n- Otters dive.\n", &mut out);
+        filter.finish(&mut out);
+        assert_eq!(out, "- Otters dive.\n");
+    }
+
+    #[test]
+    fn a_part_ending_without_a_line_end_is_not_glued_to_the_next() {
+        let mut filter = LineFilter::default();
+        let mut out = String::new();
+        // What the summary loop does between two parts' streams.
+        for piece in ["Otters use stones to open shells!", "\n", "Herons wait.", "\n"] {
+            filter.push(piece, &mut out);
+        }
+        filter.finish(&mut out);
+        assert_eq!(out, "Otters use stones to open shells!\nHerons wait.\n");
     }
 
     #[test]
