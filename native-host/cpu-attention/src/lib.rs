@@ -1,5 +1,6 @@
 //! Scaled dot-product attention on the CPU, for the embedded engine (mistral.rs, patched to call
-//! this in `vendor/mistralrs-core`).
+//! this in `vendor/mistralrs-core`); [`qmatmul`] is the quantised matmul of its linear layers,
+//! patched in the same way.
 //!
 //! Why it exists: mistral.rs 0.8.1 computes CPU attention with a scalar loop over every
 //! (query, key) pair, the masked-out half of a causal prompt included, one `exp` a pair, on a
@@ -13,6 +14,8 @@
 //! a KV cache narrowed from a larger buffer) is read in place.
 
 use std::cell::RefCell;
+
+pub mod qmatmul;
 
 use rayon::prelude::*;
 

@@ -14,6 +14,8 @@ pub(crate) mod mixtral;
 pub(crate) mod phi2;
 pub(crate) mod phi3;
 pub(crate) mod phi3_5_moe;
+// Laika patch: see laika_linear.rs.
+pub(crate) mod laika_linear;
 pub(crate) mod quantized_llama;
 pub(crate) mod quantized_phi2;
 pub(crate) mod quantized_phi3;

@@ -24,6 +24,8 @@ use crate::pipeline::NormalCache;
 use crate::utils::gguf_metadata::ContentMetadata;
 use crate::utils::model_config as ModelConfig;
 use crate::utils::progress::{new_multi_progress, NiceProgressBar};
+// Laika patch: linear layers over GGUF weights with a blocked CPU kernel (see laika_linear.rs).
+use super::laika_linear::gguf_linear;
 // Default fallback for models that don't specify context_length
 const DEFAULT_MAX_SEQ_LEN: u32 = 4096;
 
@@ -543,18 +545,9 @@ impl ModelConfig::FromGGUF for ModelWeights {
                 let feed_forward_w2 = ct.tensor(&format!("{prefix}.ffn_down.weight"), device)?;
                 let feed_forward_w3 = ct.tensor(&format!("{prefix}.ffn_up.weight"), device)?;
                 MlpOrMoe::Mlp(Mlp {
-                    feed_forward_w1: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                        q_weight: Arc::new(feed_forward_w1),
-                        b: None,
-                    })?),
-                    feed_forward_w2: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                        q_weight: Arc::new(feed_forward_w2),
-                        b: None,
-                    })?),
-                    feed_forward_w3: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                        q_weight: Arc::new(feed_forward_w3),
-                        b: None,
-                    })?),
+                    feed_forward_w1: gguf_linear(feed_forward_w1)?,
+                    feed_forward_w2: gguf_linear(feed_forward_w2)?,
+                    feed_forward_w3: gguf_linear(feed_forward_w3)?,
                 })
             } else {
                 let feed_forward_gate_inp =
@@ -660,22 +653,10 @@ impl ModelConfig::FromGGUF for ModelWeights {
                 }
             };
             layers.push(LayerWeights {
-                attention_wq: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wq),
-                    b: None,
-                })?),
-                attention_wk: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wk),
-                    b: None,
-                })?),
-                attention_wv: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wv),
-                    b: None,
-                })?),
-                attention_wo: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wo),
-                    b: None,
-                })?),
+                attention_wq: gguf_linear(attention_wq)?,
+                attention_wk: gguf_linear(attention_wk)?,
+                attention_wv: gguf_linear(attention_wv)?,
+                attention_wo: gguf_linear(attention_wo)?,
                 attention_norm: QRmsNorm::new(attention_norm, rms_norm_eps)?,
                 mlp_or_moe,
                 ffn_norm: QRmsNorm::new(ffn_norm, rms_norm_eps)?,
