@@ -31,42 +31,40 @@ const SERIAL_DECODE_BLOCKS: usize = 8_192;
 /// Fewest output columns a decoding task computes.
 const MIN_DECODE_COLUMNS: usize = 64;
 
+/// A product over weights of one GGML type (see [`quantized_matmul`]).
+type Kernel = fn((usize, usize, usize), &[f32], &[u8], &mut [f32]) -> bool;
+
+/// The kernel for weights of `dtype`, when this module has one.
+fn kernel(dtype: GgmlDType) -> Option<Kernel> {
+    Some(match dtype {
+        GgmlDType::Q8_0 => typed::<BlockQ8_0>,
+        GgmlDType::Q4_0 => typed::<BlockQ4_0>,
+        GgmlDType::Q4_1 => typed::<BlockQ4_1>,
+        GgmlDType::Q5_0 => typed::<BlockQ5_0>,
+        GgmlDType::Q5_1 => typed::<BlockQ5_1>,
+        GgmlDType::Q4K => typed::<BlockQ4K>,
+        GgmlDType::Q5K => typed::<BlockQ5K>,
+        GgmlDType::Q6K => typed::<BlockQ6K>,
+        _ => return None,
+    })
+}
+
 /// `dst = lhs · rhsᵀ` for `lhs` (m × k, f32, row-major), `rhs` the n weight rows of k elements as
 /// the raw bytes of GGML blocks of `dtype`, `dst` (m × n). False when this module has no kernel
 /// for `dtype` or the bytes do not hold n × k elements of it (the caller uses its own path).
 pub fn quantized_matmul(
     dtype: GgmlDType,
-    (m, k, n): (usize, usize, usize),
+    mkn: (usize, usize, usize),
     lhs: &[f32],
     rhs: &[u8],
     dst: &mut [f32],
 ) -> bool {
-    match dtype {
-        GgmlDType::Q8_0 => typed::<BlockQ8_0>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q4_0 => typed::<BlockQ4_0>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q4_1 => typed::<BlockQ4_1>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q5_0 => typed::<BlockQ5_0>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q5_1 => typed::<BlockQ5_1>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q4K => typed::<BlockQ4K>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q5K => typed::<BlockQ5K>((m, k, n), lhs, rhs, dst),
-        GgmlDType::Q6K => typed::<BlockQ6K>((m, k, n), lhs, rhs, dst),
-        _ => false,
-    }
+    kernel(dtype).is_some_and(|multiply| multiply(mkn, lhs, rhs, dst))
 }
 
 /// Whether [`quantized_matmul`] has a kernel for weights of `dtype`.
 pub fn supports(dtype: GgmlDType) -> bool {
-    matches!(
-        dtype,
-        GgmlDType::Q8_0
-            | GgmlDType::Q4_0
-            | GgmlDType::Q4_1
-            | GgmlDType::Q5_0
-            | GgmlDType::Q5_1
-            | GgmlDType::Q4K
-            | GgmlDType::Q5K
-            | GgmlDType::Q6K
-    )
+    kernel(dtype).is_some()
 }
 
 fn typed<T: GgmlType>((m, k, n): (usize, usize, usize), lhs: &[f32], rhs: &[u8], dst: &mut [f32]) -> bool {
@@ -100,16 +98,16 @@ fn multiply<T: GgmlType>(m: usize, k: usize, n: usize, lhs: &[f32], weights: &[T
     }
     let weight_row = |column: usize| &weights[column * blocks..(column + 1) * blocks];
     if m == 1 {
-        // Decoding: the row's columns, one task per thread (a product of one row is tens of
-        // microseconds: more tasks cost more in hand-offs than they balance).
-        // A small one (SmolLM2's key and value projections) runs on the calling thread: waking
-        // another costs more than it saves.
+        // Decoding. A small product (SmolLM2's key and value projections) runs on the calling
+        // thread: waking another costs more than it saves.
         if n * blocks < SERIAL_DECODE_BLOCKS {
             for (column, y) in dst.iter_mut().enumerate() {
                 *y = T::vec_dot(k, weight_row(column), &quantised);
             }
             return;
         }
+        // Otherwise one task per thread: a one-row product takes tens of microseconds, and more
+        // tasks cost more in hand-offs than they balance.
         let per_task = n.div_ceil(rayon::current_num_threads()).max(MIN_DECODE_COLUMNS);
         dst.par_chunks_mut(per_task).enumerate().for_each(|(task, out)| {
             let first = task * per_task;
