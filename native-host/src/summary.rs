@@ -198,22 +198,14 @@ impl LineFilter {
         loop {
             if let Some(end) = self.pending.find('\n') {
                 let line: String = self.pending.drain(..=end).collect();
-                if self.opening.is_some() {
-                    self.end_opening(line.trim_end(), true, out);
-                } else {
-                    self.segment(line.trim_end(), true, out);
-                }
+                self.segment(line.trim_end(), true, out);
             } else if !self.mid_line && looks_like_json(&self.pending) {
                 // A JSON line is judged whole at its end (and dropped there): released by the
                 // sentence or run-on rules below, its pieces would no longer look like JSON.
                 break;
             } else if let Some(end) = sentence_end(&self.pending) {
                 let sentence: String = self.pending.drain(..end).collect();
-                if self.opening.is_some() {
-                    self.end_opening(&sentence, false, out);
-                } else {
-                    self.segment(&sentence, false, out);
-                }
+                self.segment(&sentence, false, out);
             } else if let Some(words) = self.opening_words() {
                 self.release_opening(&words, out);
             } else if self.pending.len() > RUN_ON_BYTES
@@ -231,9 +223,7 @@ impl LineFilter {
 
     pub fn finish(&mut self, out: &mut String) {
         let rest = std::mem::take(&mut self.pending);
-        if self.opening.is_some() {
-            self.end_opening(rest.trim_end(), true, out);
-        } else if !rest.trim().is_empty() || self.mid_line {
+        if !rest.trim().is_empty() || self.mid_line || self.opening.is_some() {
             self.segment(rest.trim_end(), true, out);
         }
     }
@@ -292,7 +282,12 @@ impl LineFilter {
         }
     }
 
+    /// A sentence or line end: through the filter, or the end of the first sentence when it is
+    /// being released word by word.
     fn segment(&mut self, text: &str, ends_line: bool, out: &mut String) {
+        if self.opening.is_some() {
+            return self.end_opening(text, ends_line, out);
+        }
         let text = if self.mid_line { text.to_string() } else { strip_layout_prefix(text) };
         if !self.mid_line && looks_like_json(&text) {
             // A small model sometimes answers the JSON-wrapped request with JSON of its own;
