@@ -41,7 +41,8 @@ enum BenchCommand {
     },
     /// Print the summary system prompt (for the llama.cpp comparison).
     Prompt,
-    /// Write a copy of a GGUF with every matrix that lacks a CPU kernel re-quantised.
+    /// Write a copy of a GGUF with every matrix that lacks a SIMD kernel in candle re-quantised
+    /// (the copy the host loaded before Q4_1 had a kernel of Laika's own; for A/B runs).
     Requantize {
         /// Installed model name or path to a GGUF.
         #[arg(long, default_value = crate::models::DEFAULT_MODEL)]
@@ -152,7 +153,7 @@ fn requantize(model: &str, out: &std::path::Path, to: &str) -> Result<ExitCode> 
     let path = crate::models::resolve(&data_dir, model).with_context(|| format!("MODEL_NOT_INSTALLED: {model:?}"))?;
     let target = if to == "q4_0" { GgmlDType::Q4_0 } else { GgmlDType::Q8_0 };
     let started = Instant::now();
-    let conversion = crate::engine::requant::convert(&path, out, target)?;
+    let conversion = crate::engine::requant::convert(&path, out, target, crate::engine::requant::Kernels::Candle)?;
     let elapsed = started.elapsed();
     let difference = crate::engine::requant::max_relative_difference(&path, out)?;
     println!("{}", json!({ "conversion": conversion, "ms": ms(elapsed), "max_relative_difference": difference }));

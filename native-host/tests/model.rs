@@ -52,6 +52,11 @@ fn the_default_model_installs_summarizes_and_plans() {
     assert_eq!(listed[0]["name"], "smollm2-135m-instruct-q4_1");
     assert_eq!(listed[0]["bytes"], 98_362_432);
 
+    // A Q8_0 copy as builds before Laika's Q4_1 kernel wrote it (a directory `<stem>-<16 hex>`).
+    let stale_copy = dir.join("cache").join("cpu-models").join("SmolLM2-135M-Instruct.Q4_1-00112233aabbccdd");
+    std::fs::create_dir_all(&stale_copy).unwrap();
+    std::fs::write(stale_copy.join("SmolLM2-135M-Instruct.Q4_1.cpu-q8_0.gguf"), b"stale").unwrap();
+
     // The whole pipeline on a file, with debug events on.
     let out = host(&dir)
         .env("LAIKA_DEBUG", "1")
@@ -68,14 +73,26 @@ fn the_default_model_installs_summarizes_and_plans() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(summary["model"].as_str().unwrap().starts_with("mistralrs:SmolLM2"), "{summary}");
-    // The default precision (q8) ran a Q8_0 copy of the Q4_1 file: every matrix in a format
-    // with a CPU kernel, each weight within a small fraction of its tensor's range.
+    // The default precision (q8) ran the Q4_1 file as it is (Laika's Q4_1 kernel; the llama
+    // architecture's linear layers go through it), and removed the Q8_0 copy an older build
+    // wrote.
     let source = PathBuf::from(listed[0]["path"].as_str().unwrap());
-    let copies: Vec<PathBuf> = walk(&dir.join("cache").join("cpu-models"));
-    assert_eq!(copies.len(), 1, "{copies:?}");
-    assert!(laika_host::engine::requant::needs_conversion(&source).unwrap());
-    assert!(!laika_host::engine::requant::needs_conversion(&copies[0]).unwrap());
-    let difference = laika_host::engine::requant::max_relative_difference(&source, &copies[0]).unwrap();
+    assert!(!laika_host::engine::requant::needs_conversion(&source).unwrap());
+    assert!(!stale_copy.exists(), "{stale_copy:?}");
+    assert!(walk(&dir.join("cache").join("cpu-models")).is_empty());
+    // A copy for candle's kernels alone (formats without a kernel, as Q5_0 files still get):
+    // every matrix converted has one, each weight within a small fraction of its tensor's range.
+    let copy = dir.join("candle-copy.gguf");
+    let conversion = laika_host::engine::requant::convert(
+        &source,
+        &copy,
+        candle_core::quantized::GgmlDType::Q8_0,
+        laika_host::engine::requant::Kernels::Candle,
+    )
+    .unwrap();
+    assert_eq!(conversion.converted, 30 * 7, "{conversion:?}");
+    assert!(!laika_host::engine::requant::needs_conversion(&copy).unwrap());
+    let difference = laika_host::engine::requant::max_relative_difference(&source, &copy).unwrap();
     assert!(difference > 0.0 && difference < 0.01, "{difference}");
     assert!(summary["summary"].as_str().unwrap().trim().len() > 20, "{summary}");
     assert_eq!(summary["coverage"]["ratio"], 1.0);

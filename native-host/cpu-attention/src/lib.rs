@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 
+pub mod q4_1;
 pub mod qmatmul;
 
 use rayon::prelude::*;

@@ -23,10 +23,11 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
-    /// F32 activations; weights in a format candle has a SIMD kernel for. A file with other
-    /// formats (Q4_1, the default model's, among them) is re-quantised to Q8_0 once and the copy
-    /// kept in the cache directory (engine/requant.rs). The default: fast generation, about the
-    /// file's size in memory.
+    /// F32 activations, 8-bit quantised for the products; weights in a format with a SIMD
+    /// kernel (candle's, or Laika's Q4_1 in llama and Qwen3 models: the default model loads as
+    /// it is). A file with other formats is re-quantised to Q8_0 once and the copy kept in the
+    /// cache directory (engine/requant.rs). The default: fast generation, about the file's size
+    /// in memory.
     Q8,
     /// F32 activations, weights dequantised to F32 at load (fastest prompt reading; ≈ 10× the
     /// file size in RAM).

@@ -1,12 +1,17 @@
 //! CPU-ready copies of GGUF files.
 //!
 //! Candle (mistral.rs's tensor library) has SIMD dot-product kernels on x86-64 for Q4_0, Q8_0
-//! and the K-quants only; every other block format (Q4_1, the default model's, Q5_0, Q5_1…)
-//! runs through scalar code, several times slower than llama.cpp on the same file. Rather than
-//! dequantising to F32 (fast, but four to eight times the memory), the host writes a copy of such
-//! a file once, with every matrix in a format candle has a kernel for, and loads that copy.
-//! Q8_0 keeps the values of any 4- or 5-bit source essentially exactly (8 bits per weight and a
-//! scale per 32), so the model's answers do not change in kind.
+//! and the K-quants only; every other block format (Q5_0, Q5_1…) runs through scalar code,
+//! several times slower than llama.cpp on the same file. Rather than dequantising to F32 (fast,
+//! but four to eight times the memory), the host writes a copy of such a file once, with every
+//! matrix in a format that has a kernel, and loads that copy. Q8_0 keeps the values of any 4- or
+//! 5-bit source essentially exactly (8 bits per weight and a scale per 32), so the model's
+//! answers do not change in kind.
+//!
+//! Q4_1 (the default model's format) has a kernel of Laika's own (`laika_cpu_attention::q4_1`)
+//! in the architectures whose linear layers the vendored mistral.rs multiplies through
+//! `laika_cpu_attention::qmatmul`; there the file is loaded as it is, which reads 0.6× the bytes
+//! per token of a Q8_0 copy.
 
 use anyhow::{Context, Result, bail};
 use candle_core::Device;
@@ -32,6 +37,23 @@ pub fn has_cpu_kernel(dtype: GgmlDType) -> bool {
     )
 }
 
+/// `general.architecture` values whose GGUF linear layers (and output matrix) the vendored
+/// mistral.rs multiplies through `laika_cpu_attention::qmatmul` (vendor/README.md, patch 3).
+pub const QMATMUL_ARCHITECTURES: [&str; 2] = ["llama", "qwen3"];
+
+/// Whether a matrix of `dtype` in a model of `architecture` is multiplied with SIMD code as it
+/// is: candle's kernels, or Laika's own where the architecture goes through them.
+pub fn has_cpu_kernel_in(dtype: GgmlDType, architecture: Option<&str>) -> bool {
+    has_cpu_kernel(dtype)
+        || (architecture.is_some_and(|a| QMATMUL_ARCHITECTURES.contains(&a))
+            && laika_cpu_attention::qmatmul::has_simd_kernel(dtype))
+}
+
+/// A GGUF file's `general.architecture`.
+fn architecture(content: &gguf_file::Content) -> Option<String> {
+    content.metadata.get("general.architecture").and_then(|v| v.to_string().ok()).cloned()
+}
+
 /// A GGUF file's header (metadata and tensor table), and the reader positioned to read tensors.
 fn read_gguf(path: &Path) -> Result<(BufReader<std::fs::File>, gguf_file::Content)> {
     let mut reader = BufReader::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?);
@@ -52,9 +74,12 @@ pub struct Conversion {
 /// The file to load for `source` on the CPU: `source` itself when every matrix in it has a CPU
 /// kernel, else its Q8_0 copy under `cache_dir`, written now if it is not there yet. A copy is
 /// keyed by the source's path, size and modification time, so a replaced model is converted
-/// again; older copies of the same file name are removed then.
+/// again; older copies of the same file name are removed then, and so are all of them once the
+/// source needs none (a copy written before this build had a kernel for the source's format).
 pub fn cpu_ready(source: &Path, cache_dir: &Path) -> Result<PathBuf> {
+    let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     if !needs_conversion(source)? {
+        remove_copies(cache_dir, stem, None);
         return Ok(source.to_path_buf());
     }
     let meta = std::fs::metadata(source).with_context(|| format!("{}", source.display()))?;
@@ -64,24 +89,14 @@ pub fn cpu_ready(source: &Path, cache_dir: &Path) -> Result<PathBuf> {
     hasher.update(meta.len().to_le_bytes());
     hasher.update(modified.as_nanos().to_le_bytes());
     let key: String = hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     // One directory per copy: the loader reads tokenizer files beside a GGUF over its own.
     let dir = cache_dir.join(format!("{stem}-{key}"));
     let copy = dir.join(format!("{stem}.cpu-q8_0.gguf"));
     if copy.is_file() {
         return Ok(copy);
     }
-    if let Ok(entries) = std::fs::read_dir(cache_dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path() != dir
-                && name.strip_prefix(stem).is_some_and(|rest| rest.starts_with('-') && rest.len() == 17)
-            {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    let conversion = convert(source, &copy, GgmlDType::Q8_0)?;
+    remove_copies(cache_dir, stem, Some(&dir));
+    let conversion = convert(source, &copy, GgmlDType::Q8_0, Kernels::Laika)?;
     tracing::info!(
         source = %source.display(),
         copy = %copy.display(),
@@ -90,6 +105,24 @@ pub fn cpu_ready(source: &Path, cache_dir: &Path) -> Result<PathBuf> {
         "wrote a CPU-ready Q8_0 copy of the model"
     );
     Ok(copy)
+}
+
+/// Removes the copies of models named `stem` from `cache_dir` (directories `<stem>-<16 hex>`),
+/// but `keep`.
+fn remove_copies(cache_dir: &Path, stem: &str, keep: Option<&Path>) {
+    let Ok(entries) = std::fs::read_dir(cache_dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_copy = name.strip_prefix(stem).is_some_and(|rest| {
+            rest.len() == 17 && rest.starts_with('-') && rest[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        if is_copy && Some(entry.path().as_path()) != keep {
+            match std::fs::remove_dir_all(entry.path()) {
+                Ok(()) => tracing::info!(copy = %entry.path().display(), "removed a CPU-ready copy no longer needed"),
+                Err(e) => tracing::warn!(copy = %entry.path().display(), "cannot remove a stale model copy: {e}"),
+            }
+        }
+    }
 }
 
 /// Bytes of KV cache one token takes with F32 activations, from the GGUF's metadata
@@ -134,17 +167,32 @@ pub fn max_relative_difference(a: &Path, b: &Path) -> Result<f32> {
 /// Whether `path` holds any matrix without a CPU kernel (and so is worth converting).
 pub fn needs_conversion(path: &Path) -> Result<bool> {
     let (_, content) = read_gguf(path)?;
-    Ok(content.tensor_infos.values().any(|info| info.shape.rank() >= 2 && !has_cpu_kernel(info.ggml_dtype)))
+    let architecture = architecture(&content);
+    Ok(content
+        .tensor_infos
+        .values()
+        .any(|info| info.shape.rank() >= 2 && !has_cpu_kernel_in(info.ggml_dtype, architecture.as_deref())))
+}
+
+/// Which kernels a conversion counts as present.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernels {
+    /// Candle's and Laika's (what the host loads).
+    Laika,
+    /// Candle's alone: the copy the host loaded before Q4_1 had a kernel (`bench requantize`,
+    /// for A/B measurements).
+    Candle,
 }
 
 /// Writes `dst`: `src` with every matrix that lacks a CPU kernel re-quantised to `target`, all
 /// metadata (tokenizer and chat template included) copied. Written to `dst` + ".partial" and
 /// renamed, so a crash never leaves a half-written model where the loader would find it.
-pub fn convert(src: &Path, dst: &Path, target: GgmlDType) -> Result<Conversion> {
+pub fn convert(src: &Path, dst: &Path, target: GgmlDType, kernels: Kernels) -> Result<Conversion> {
     if !has_cpu_kernel(target) || target == GgmlDType::F32 {
         bail!("{target:?} is not a quantised format with a CPU kernel");
     }
     let (mut reader, content) = read_gguf(src)?;
+    let architecture = architecture(&content);
     let device = Device::Cpu;
     let mut names: Vec<&String> = content.tensor_infos.keys().collect();
     names.sort();
@@ -155,7 +203,11 @@ pub fn convert(src: &Path, dst: &Path, target: GgmlDType) -> Result<Conversion> 
         let tensor = content.tensor(&mut reader, name, &device).with_context(|| format!("tensor {name}"))?;
         conversion.bytes_before += tensor.storage_size_in_bytes() as u64;
         let row = info.shape.dims().last().copied().unwrap_or(0);
-        let tensor = if info.shape.rank() >= 2 && !has_cpu_kernel(info.ggml_dtype) && row % target.block_size() == 0 {
+        let convert = match kernels {
+            Kernels::Laika => !has_cpu_kernel_in(info.ggml_dtype, architecture.as_deref()),
+            Kernels::Candle => !has_cpu_kernel(info.ggml_dtype),
+        };
+        let tensor = if info.shape.rank() >= 2 && convert && row % target.block_size() == 0 {
             conversion.converted += 1;
             QTensor::quantize(&tensor.dequantize(&device)?, target).with_context(|| format!("re-quantising {name}"))?
         } else {

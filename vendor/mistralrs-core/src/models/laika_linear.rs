@@ -1,4 +1,4 @@
-//! Laika patch: the GGUF linear layers of the quantised llama multiply through
+//! Laika patch: the GGUF linear layers of the quantised llama and Qwen3 multiply through
 //! `laika_cpu_attention::qmatmul` on the CPU (see that module for why). Everything but `forward`
 //! is upstream's `GgufMatMul`; other devices, and weight types that module has no kernel for,
 //! take upstream's path unchanged.
@@ -15,8 +15,8 @@ use mistralrs_quant::{
 
 /// A linear layer over a GGUF weight: upstream's `GgufMatMul`, with a blocked CPU kernel for the
 /// product where one exists.
-pub(crate) fn gguf_linear(weight: QTensor) -> Result<Arc<dyn QuantMethod>> {
-    let weight = Arc::new(weight);
+pub(crate) fn gguf_linear(weight: impl Into<Arc<QTensor>>) -> Result<Arc<dyn QuantMethod>> {
+    let weight = weight.into();
     let upstream = GgufMatMul::new(QuantMethodConfig::Gguf {
         q_weight: weight.clone(),
         b: None,

@@ -365,10 +365,7 @@ impl ModelConfig::FromGGML for ModelWeights {
             )),
             layers,
             norm,
-            output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                q_weight: Arc::new(output),
-                b: None,
-            })?),
+            output: gguf_linear(output)?,
             device: ct.device.clone(),
             cache: EitherCache::Normal(NormalCache::new(
                 ct.hparams.n_layer as usize,
@@ -679,10 +676,7 @@ impl ModelConfig::FromGGUF for ModelWeights {
             tok_embeddings,
             layers,
             norm,
-            output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                q_weight: output,
-                b: None,
-            })?),
+            output: gguf_linear(output)?,
             device: device.clone(),
             cache: EitherCache::Normal(NormalCache::new(block_count, max_seq_len)),
             max_seq_len,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use candle_core::{DType, Device, Result, Tensor};
 use candle_nn::{Embedding, Module};
-use mistralrs_quant::{GgufMatMul, QuantMethod, QuantMethodConfig};
+use mistralrs_quant::QuantMethod;
 
 use crate::attention::SdpaParams;
 use crate::device_map::{DeviceMappedMask, DeviceMapper};
@@ -18,6 +18,8 @@ use crate::pipeline::{extract_logits, EitherCache, KvCache, NormalCache};
 use crate::utils::gguf_metadata::ContentMetadata;
 use crate::utils::model_config as ModelConfig;
 use crate::utils::progress::{new_multi_progress, NiceProgressBar};
+// Laika patch: linear layers over GGUF weights with a blocked CPU kernel (see laika_linear.rs).
+use super::laika_linear::gguf_linear;
 
 // Default fallback for models that don't specify context_length
 const DEFAULT_MAX_SEQ_LEN: u32 = 4096;
@@ -309,18 +311,9 @@ impl ModelConfig::FromGGUF for ModelWeights {
             let feed_forward_w2 = ct.tensor(&format!("{prefix}.ffn_down.weight"), device)?;
             let feed_forward_w3 = ct.tensor(&format!("{prefix}.ffn_up.weight"), device)?;
             let mlp = Mlp {
-                feed_forward_w1: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(feed_forward_w1),
-                    b: None,
-                })?),
-                feed_forward_w2: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(feed_forward_w2),
-                    b: None,
-                })?),
-                feed_forward_w3: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(feed_forward_w3),
-                    b: None,
-                })?),
+                feed_forward_w1: gguf_linear(feed_forward_w1)?,
+                feed_forward_w2: gguf_linear(feed_forward_w2)?,
+                feed_forward_w3: gguf_linear(feed_forward_w3)?,
             };
 
             // Qwen3 always has q_norm and k_norm
@@ -342,22 +335,10 @@ impl ModelConfig::FromGGUF for ModelWeights {
                 }
             };
             layers.push(LayerWeights {
-                attention_wq: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wq),
-                    b: None,
-                })?),
-                attention_wk: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wk),
-                    b: None,
-                })?),
-                attention_wv: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wv),
-                    b: None,
-                })?),
-                attention_wo: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                    q_weight: Arc::new(attention_wo),
-                    b: None,
-                })?),
+                attention_wq: gguf_linear(attention_wq)?,
+                attention_wk: gguf_linear(attention_wk)?,
+                attention_wv: gguf_linear(attention_wv)?,
+                attention_wo: gguf_linear(attention_wo)?,
                 attention_norm: QRmsNorm::new(attention_norm, rms_norm_eps)?,
                 q_norm,
                 k_norm,
@@ -382,10 +363,7 @@ impl ModelConfig::FromGGUF for ModelWeights {
             tok_embeddings: Embedding::new(tok_embeddings, embedding_length),
             layers,
             norm,
-            output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                q_weight: Arc::new(output),
-                b: None,
-            })?),
+            output: gguf_linear(output)?,
             device: device.clone(),
             cache: EitherCache::Normal(NormalCache::new(block_count, max_seq_len)),
             max_seq_len,
