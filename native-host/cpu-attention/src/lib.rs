@@ -10,8 +10,11 @@
 //! vectorisable `exp`, and the heads of a grouped-query group read the same K and V rows instead
 //! of copies. The result equals softmax(QKᵀ·scale + mask)·V to float rounding (tests below).
 //!
-//! Tensors are f32 slices with explicit element strides, so any candle layout (a transposed view,
-//! a KV cache narrowed from a larger buffer) is read in place.
+//! Tensors are slices with explicit element strides, so any candle layout (a transposed view,
+//! a KV cache narrowed from a larger buffer) is read in place. Queries are f32; keys and values
+//! f32 or f16 (the engine keeps its KV cache in f16: half the bytes decoding reads per token).
+//! When decoding, the query heads that share a key/value head are one task, so each cached row
+//! is read once.
 
 use std::cell::RefCell;
 
@@ -25,17 +28,107 @@ use rayon::prelude::*;
 /// masked half.
 pub const QUERY_BLOCK: usize = 64;
 
-/// A rank-4 f32 tensor read through element strides, indexed (batch, head, position, dim).
+/// A rank-4 tensor read through element strides, indexed (batch, head, position, dim): f32, or
+/// for keys and values also f16 (a KV cache at half the bytes).
 #[derive(Clone, Copy, Debug)]
-pub struct View<'a> {
-    pub data: &'a [f32],
+pub struct View<'a, T = f32> {
+    pub data: &'a [T],
     pub batch: usize,
     pub head: usize,
     pub position: usize,
     pub dim: usize,
 }
 
-impl View<'_> {
+/// The element types keys and values may have, with the two products decoding needs computed
+/// straight from them (no widened copy).
+pub trait KvValue: Copy + Send + Sync + 'static {
+    /// The values as f32, when they are f32 already (read in place).
+    fn as_f32(data: &[Self]) -> Option<&[f32]>;
+    /// `dst[i] = src[i]` as f32.
+    fn widen(src: &[Self], dst: &mut [f32]);
+    /// Σ q[i]·k[i].
+    fn dot(q: &[f32], k: &[Self]) -> f32;
+    /// sum += Σ_j weights[j]·rows[j] over contiguous rows of D values.
+    fn add_weighted<const D: usize>(weights: &[f32], rows: &[Self], sum: &mut [f32; D]);
+}
+
+impl KvValue for f32 {
+    fn as_f32(data: &[f32]) -> Option<&[f32]> {
+        Some(data)
+    }
+    fn widen(src: &[f32], dst: &mut [f32]) {
+        dst.copy_from_slice(src)
+    }
+    #[inline(always)]
+    fn dot(q: &[f32], k: &[f32]) -> f32 {
+        dot(q, k)
+    }
+    #[inline(always)]
+    fn add_weighted<const D: usize>(weights: &[f32], rows: &[f32], sum: &mut [f32; D]) {
+        // With the size known the sum stays in registers across the keys.
+        for (&p, row) in weights.iter().zip(rows.as_chunks::<D>().0) {
+            for (s, x) in sum.iter_mut().zip(row) {
+                *s += p * x;
+            }
+        }
+    }
+}
+
+impl KvValue for half::f16 {
+    fn as_f32(_: &[half::f16]) -> Option<&[f32]> {
+        None
+    }
+    fn widen(src: &[half::f16], dst: &mut [f32]) {
+        let (src8, src_rest) = src.as_chunks::<8>();
+        let (dst8, dst_rest) = dst.as_chunks_mut::<8>();
+        for (s, d) in src8.iter().zip(dst8) {
+            *d = widen8(s);
+        }
+        for (s, d) in src_rest.iter().zip(dst_rest) {
+            *d = s.to_f32();
+        }
+    }
+    #[inline(always)]
+    fn dot(q: &[f32], k: &[half::f16]) -> f32 {
+        let mut lanes = [0f32; 8];
+        let (q8, q_rest) = q.as_chunks::<8>();
+        let (k8, k_rest) = k.as_chunks::<8>();
+        for (x, y) in q8.iter().zip(k8) {
+            let y = widen8(y);
+            for i in 0..8 {
+                lanes[i] += x[i] * y[i];
+            }
+        }
+        let tail: f32 = q_rest.iter().zip(k_rest).map(|(x, y)| x * y.to_f32()).sum();
+        lanes.iter().sum::<f32>() + tail
+    }
+    #[inline(always)]
+    fn add_weighted<const D: usize>(weights: &[f32], rows: &[half::f16], sum: &mut [f32; D]) {
+        for (&p, row) in weights.iter().zip(rows.as_chunks::<D>().0) {
+            for (s, x) in sum.as_chunks_mut::<8>().0.iter_mut().zip(row.as_chunks::<8>().0) {
+                let x = widen8(x);
+                for i in 0..8 {
+                    s[i] += p * x[i];
+                }
+            }
+        }
+    }
+}
+
+/// Eight f16 as f32: one `vcvtph2ps` where the build has F16C (the x86-64-v3 baseline).
+#[inline(always)]
+fn widen8(x: &[half::f16; 8]) -> [f32; 8] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+    // SAFETY: F16C is enabled for the whole build; the load reads the 16 bytes of `x`.
+    unsafe {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm256_cvtph_ps};
+        std::mem::transmute(_mm256_cvtph_ps(_mm_loadu_si128(x.as_ptr().cast())))
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+    x.map(half::f16::to_f32)
+}
+
+impl<T> View<'_, T> {
     fn offset(&self, batch: usize, head: usize, position: usize) -> usize {
         batch * self.batch + head * self.head + position * self.position
     }
@@ -87,11 +180,15 @@ impl std::error::Error for AttentionError {}
 /// `mask`, when given, is row-major (q_len, kv_len), added to the scores, shared by every batch and
 /// head; `-inf` hides a key from a query. Without a mask every query sees every key. A query that
 /// sees no key at all gets a zero row.
-pub fn attention(
+///
+/// Keys and values may be f16 (`T`); they are widened to f32 as they are read, a few rows at a
+/// time when decoding, and whole (once per call) for a prompt, whose blocks multiply through
+/// gemm in f32.
+pub fn attention<T: KvValue>(
     dims: Dims,
     q: View<'_>,
-    k: View<'_>,
-    v: View<'_>,
+    k: View<'_, T>,
+    v: View<'_, T>,
     mask: Option<&[f32]>,
     scale: f32,
     out: &mut [f32],
@@ -121,7 +218,33 @@ pub fn attention(
     if out.is_empty() {
         return Ok(());
     }
+    if T::as_f32(k.data).is_none() && !reads_rows_in_loops(&dims, &q, &k, &v) {
+        // A prompt's blocks go through gemm, which multiplies f32: K and V widened once, laid
+        // out contiguous.
+        let (k, v) = (widen(&k, batch, kv_heads, kv_len, head_dim), widen(&v, batch, kv_heads, kv_len, v_dim));
+        let k = View {
+            data: &k[..],
+            batch: kv_heads * kv_len * head_dim,
+            head: kv_len * head_dim,
+            position: head_dim,
+            dim: 1,
+        };
+        let v = View { data: &v[..], batch: kv_heads * kv_len * v_dim, head: kv_len * v_dim, position: v_dim, dim: 1 };
+        return attention(dims, q, k, v, mask, scale, out);
+    }
     let group = heads / kv_heads;
+    if reads_rows_in_loops(&dims, &q, &k, &v) && group * q_len <= QUERY_BLOCK {
+        // Decoding: one task a (batch, key/value head) for all the query heads that read it, so
+        // that each key and value row comes from memory once, not once a query head (at a few
+        // thousand tokens of context the cache no longer fits in cache).
+        out.par_chunks_mut(group * q_len * v_dim).enumerate().for_each(|(batch_group, group_out)| {
+            let (b, kv_head) = (batch_group / kv_heads, batch_group % kv_heads);
+            let block = Block { b, h: kv_head * group, heads: group, kv_head, first: 0, rows: q_len };
+            SCRATCH
+                .with_borrow_mut(|scratch| attend_block(block, &dims, (&q, &k, &v), mask, scale, group_out, scratch));
+        });
+        return Ok(());
+    }
     // One task a (batch, head, block of query rows); the output of each is one contiguous run.
     let rows_per_task = QUERY_BLOCK.min(q_len);
     out.par_chunks_mut(q_len * v_dim).enumerate().for_each(|(batch_head, head_out)| {
@@ -131,11 +254,37 @@ pub fn attention(
             let first = block * rows_per_task;
             let rows = rows_per_task.min(q_len - first);
             SCRATCH.with_borrow_mut(|scratch| {
-                attend_block(Block { b, h, kv_head, first, rows }, &dims, (&q, &k, &v), mask, scale, block_out, scratch)
+                let block = Block { b, h, heads: 1, kv_head, first, rows };
+                attend_block(block, &dims, (&q, &k, &v), mask, scale, block_out, scratch)
             });
         });
     });
     Ok(())
+}
+
+/// `view` (batch, heads, positions, dims) as contiguous f32.
+fn widen<T: KvValue>(view: &View<'_, T>, batches: usize, heads: usize, positions: usize, dims: usize) -> Vec<f32> {
+    let mut out = vec![0f32; batches * heads * positions * dims];
+    out.par_chunks_mut(positions * dims).enumerate().for_each(|(bh, head_out)| {
+        let start = view.offset(bh / heads, bh % heads, 0);
+        for (p, row) in head_out.chunks_mut(dims).enumerate() {
+            let first = start + p * view.position;
+            if view.dim == 1 {
+                T::widen(&view.data[first..first + dims], row);
+            } else {
+                for (d, x) in row.iter_mut().enumerate() {
+                    T::widen(std::slice::from_ref(&view.data[first + d * view.dim]), std::slice::from_mut(x));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// Whether every block of this call is computed by plain loops (few query rows, rows contiguous
+/// in their last dimension) rather than gemm.
+fn reads_rows_in_loops<T>(dims: &Dims, q: &View<'_>, k: &View<'_, T>, v: &View<'_, T>) -> bool {
+    dims.q_len <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1
 }
 
 thread_local! {
@@ -143,26 +292,57 @@ thread_local! {
     static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Keys (or values) the plain loops take per step.
+const KEY_CHUNK: usize = 64;
+
+/// Rows `first..first + count` of one head (starting at `start`) as contiguous rows of `width`
+/// values: in place when they lie so (a KV cache), else gathered. The caller has checked
+/// `view.dim == 1`.
+fn rows<'r, T: KvValue>(
+    view: &View<'r, T>,
+    start: usize,
+    first: usize,
+    count: usize,
+    width: usize,
+) -> std::borrow::Cow<'r, [T]>
+where
+    [T]: ToOwned<Owned = Vec<T>>,
+{
+    let from = start + first * view.position;
+    if view.position == width {
+        return std::borrow::Cow::Borrowed(&view.data[from..from + count * width]);
+    }
+    (0..count).flat_map(|j| &view.data[from + j * view.position..][..width]).copied().collect::<Vec<T>>().into()
+}
+
+/// Query rows `first..first + rows` of the `heads` query heads from `h` on, which all read key and
+/// value head `kv_head`; output rows in (head, position) order. More than one head only for
+/// plain loops, with `heads × rows ≤ QUERY_BLOCK`.
 struct Block {
     b: usize,
     h: usize,
+    heads: usize,
     kv_head: usize,
     first: usize,
     rows: usize,
 }
 
-fn attend_block(
+/// One block of query rows. Keys and values other than f32 only arrive here for plain loops
+/// (`attention` widens them for gemm).
+fn attend_block<T: KvValue>(
     block: Block,
     dims: &Dims,
-    (q, k, v): (&View<'_>, &View<'_>, &View<'_>),
+    (q, k, v): (&View<'_>, &View<'_, T>, &View<'_, T>),
     mask: Option<&[f32]>,
     scale: f32,
     out: &mut [f32],
     scores: &mut Vec<f32>,
 ) {
-    let Block { b, h, kv_head, first, rows } = block;
+    let Block { b, h, heads, kv_head, first, rows } = block;
     let (kv_len, head_dim, v_dim) = (dims.kv_len, dims.head_dim, dims.v_dim);
-    let mask_row = |row: usize| mask.map(|m| &m[(first + row) * kv_len..(first + row + 1) * kv_len]);
+    // Row r of the block: head h + r / rows, position first + r % rows.
+    let total = heads * rows;
+    let mask_row = |r: usize| mask.map(|m| &m[(first + r % rows) * kv_len..][..kv_len]);
     // The keys any row of the block sees end at `visible`: past it the mask is -inf for all rows,
     // so those scores would be exp(-inf) = 0 and are never computed.
     let visible = (0..rows)
@@ -177,7 +357,7 @@ fn attend_block(
         return;
     }
     scores.clear();
-    scores.resize(rows * visible, 0.0);
+    scores.resize(total * visible, 0.0);
     let q_start = q.offset(b, h, first);
     let k_start = k.offset(b, kv_head, 0);
     let v_start = v.offset(b, kv_head, 0);
@@ -187,13 +367,20 @@ fn attend_block(
 
     // scores = scale · Q_block · K_visibleᵀ
     if plain_loops {
-        for row in 0..rows {
-            let q_row = &q.data[q_start + row * q.position..][..head_dim];
-            for (j, s) in scores[row * visible..(row + 1) * visible].iter_mut().enumerate() {
-                *s = dot(q_row, &k.data[k_start + j * k.position..][..head_dim]) * scale;
+        for chunk in (0..visible).step_by(KEY_CHUNK) {
+            let count = KEY_CHUNK.min(visible - chunk);
+            let keys = self::rows(k, k_start, chunk, count, head_dim);
+            for r in 0..total {
+                let q_row = &q.data[q.offset(b, h + r / rows, first + r % rows)..][..head_dim];
+                let row_scores = &mut scores[r * visible + chunk..][..count];
+                for (s, key) in row_scores.iter_mut().zip(keys.chunks_exact(head_dim)) {
+                    *s = T::dot(q_row, key) * scale;
+                }
             }
         }
     } else {
+        debug_assert_eq!(heads, 1, "gemm multiplies one head's rows");
+        let Some(k_data) = T::as_f32(k.data) else { unreachable!("attention widens keys for gemm") };
         // SAFETY: `attention` checked that every index of q, k and v below their dimensions is
         // inside the slices; the block reads rows first..first+rows of q (< q_len), keys
         // 0..visible (≤ kv_len) and dims below head_dim; `scores` holds rows×visible, written
@@ -210,7 +397,7 @@ fn attend_block(
                 q.data.as_ptr().add(q_start),
                 q.dim as isize,
                 q.position as isize,
-                k.data.as_ptr().add(k_start),
+                k_data.as_ptr().add(k_start),
                 k.position as isize,
                 k.dim as isize,
                 0.0,
@@ -224,9 +411,9 @@ fn attend_block(
     }
 
     let mut sums = [0f32; QUERY_BLOCK];
-    for (row, sum) in sums.iter_mut().enumerate().take(rows) {
-        let row_scores = &mut scores[row * visible..(row + 1) * visible];
-        if let Some(m) = mask_row(row) {
+    for (r, sum) in sums.iter_mut().enumerate().take(total) {
+        let row_scores = &mut scores[r * visible..(r + 1) * visible];
+        if let Some(m) = mask_row(r) {
             for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
                 *s += m;
             }
@@ -236,21 +423,29 @@ fn attend_block(
 
     // out = P · V_visible (P unnormalised; rows divided by their sums below)
     if plain_loops {
-        for (row_scores, row_out) in scores.chunks(visible).zip(out.chunks_mut(v_dim)) {
-            match v_dim {
-                64 => weighted_sum::<64>(row_scores, v, v_start, row_out),
-                128 => weighted_sum::<128>(row_scores, v, v_start, row_out),
-                _ => {
-                    row_out.fill(0.0);
-                    for (j, &p) in row_scores.iter().enumerate() {
-                        if p != 0.0 {
-                            axpy(p, &v.data[v_start + j * v.position..][..v_dim], row_out);
+        out.fill(0.0);
+        for chunk in (0..visible).step_by(KEY_CHUNK) {
+            let count = KEY_CHUNK.min(visible - chunk);
+            let values = self::rows(v, v_start, chunk, count, v_dim);
+            for (row_scores, row_out) in scores.chunks(visible).zip(out.chunks_mut(v_dim)) {
+                let weights = &row_scores[chunk..chunk + count];
+                match v_dim {
+                    64 => weighted_sum::<T, 64>(weights, &values, row_out),
+                    128 => weighted_sum::<T, 128>(weights, &values, row_out),
+                    _ => {
+                        let mut widened = vec![0f32; v_dim];
+                        for (&p, value) in weights.iter().zip(values.chunks_exact(v_dim)) {
+                            if p != 0.0 {
+                                T::widen(value, &mut widened);
+                                axpy(p, &widened, row_out);
+                            }
                         }
                     }
                 }
             }
         }
     } else {
+        let Some(v_data) = T::as_f32(v.data) else { unreachable!("attention widens values for gemm") };
         // SAFETY: as above for v (keys 0..visible, dims below v_dim); `out` holds rows×v_dim,
         // written row-major.
         unsafe {
@@ -265,7 +460,7 @@ fn attend_block(
                 scores.as_ptr(),
                 1,
                 visible as isize,
-                v.data.as_ptr().add(v_start),
+                v_data.as_ptr().add(v_start),
                 v.dim as isize,
                 v.position as isize,
                 0.0,
@@ -277,7 +472,7 @@ fn attend_block(
             );
         }
     }
-    for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..rows]) {
+    for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..total]) {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
         for x in row_out {
             *x *= inverse;
@@ -303,17 +498,11 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
-/// out = Σ_j weights[j]·V[j] for the common head sizes: with the size known the sum stays in
-/// registers across all keys instead of going through memory for each one.
+/// out += Σ_j weights[j]·values[j] (contiguous rows of D) for the common head sizes.
 #[inline(always)]
-fn weighted_sum<const D: usize>(weights: &[f32], v: &View<'_>, start: usize, out: &mut [f32]) {
-    let mut sum = [0f32; D];
-    for (j, &p) in weights.iter().enumerate() {
-        let row: &[f32; D] = v.data[start + j * v.position..][..D].try_into().expect("D values");
-        for (s, x) in sum.iter_mut().zip(row) {
-            *s += p * x;
-        }
-    }
+fn weighted_sum<T: KvValue, const D: usize>(weights: &[f32], values: &[T], out: &mut [f32]) {
+    let mut sum: [f32; D] = out.try_into().expect("D values");
+    T::add_weighted::<D>(weights, values, &mut sum);
     out.copy_from_slice(&sum);
 }
 
@@ -467,6 +656,30 @@ mod tests {
         let expected = reference(dims, &q, &k, &v, mask.as_deref(), scale);
         let difference = max_difference(&out, &expected);
         assert!(difference < 2e-5, "{dims:?}: max difference {difference}");
+
+        // The same with keys and values in f16 (a half-size KV cache): exact against the
+        // reference on the f16 values, whether the block reads rows in loops or through gemm.
+        let half = |x: &[f32]| x.iter().map(|&x| half::f16::from_f32(x)).collect::<Vec<_>>();
+        let (k16, v16) = (half(&k), half(&v));
+        let widened = |x: &[half::f16]| x.iter().map(|x| x.to_f32()).collect::<Vec<_>>();
+        let mut out16 = vec![f32::NAN; out.len()];
+        let view16 =
+            |data, len, dim| View { data, batch: dims.kv_heads * len * dim, head: len * dim, position: dim, dim: 1 };
+        attention(
+            dims,
+            contiguous(&q, dims.heads, dims.q_len, dims.head_dim),
+            view16(&k16[..], dims.kv_len, dims.head_dim),
+            view16(&v16[..], dims.kv_len, dims.v_dim),
+            mask.as_deref(),
+            scale,
+            &mut out16,
+        )
+        .unwrap();
+        let expected16 = reference(dims, &q, &widened(&k16), &widened(&v16), mask.as_deref(), scale);
+        let difference = max_difference(&out16, &expected16);
+        assert!(difference < 2e-5, "f16 {dims:?}: max difference {difference}");
+        // f16 keeps 11 bits: the answer moves by about that much, no more.
+        assert!(max_difference(&out16, &expected) < 2e-3, "f16 {dims:?}");
     }
 
     fn dims(heads: usize, kv_heads: usize, q_len: usize, kv_len: usize) -> Dims {
@@ -565,6 +778,39 @@ mod tests {
         };
         let expected = reference(d, &gather(q, 4, 20), &gather(k, 2, 30), &gather(v, 2, 30), Some(&mask), 0.3);
         assert!(max_difference(&out, &expected) < 2e-5);
+    }
+
+    #[test]
+    fn strided_f16_keys_and_values_are_widened_where_they_lie() {
+        // K and V in f16 laid out (position, head, dim) with a gap after each dim (dim stride 2)
+        // or without (rows apart by heads × dims): decoding (rows widened a chunk at a time)
+        // and a prompt (widened whole for gemm).
+        for (q_len, dim_stride) in [(1, 1), (1, 2), (3, 1), (20, 1), (20, 2)] {
+            let d = Dims { batch: 1, heads: 4, kv_heads: 2, q_len, kv_len: 90, head_dim: 8, v_dim: 8 };
+            let mut numbers = Numbers(13 + q_len as u64);
+            let q = numbers.vec(4 * q_len * 8);
+            let memory = |numbers: &mut Numbers| {
+                numbers.vec(90 * 2 * 8 * dim_stride).into_iter().map(half::f16::from_f32).collect::<Vec<_>>()
+            };
+            let (k_mem, v_mem) = (memory(&mut numbers), memory(&mut numbers));
+            let view =
+                |data| View { data, batch: 0, head: 8 * dim_stride, position: 2 * 8 * dim_stride, dim: dim_stride };
+            let mask = causal_mask(q_len, 90 - q_len);
+            let mut out = vec![f32::NAN; 4 * q_len * 8];
+            attention(d, contiguous(&q, 4, q_len, 8), view(&k_mem[..]), view(&v_mem[..]), Some(&mask), 0.3, &mut out)
+                .unwrap();
+            let gather = |view: View<'_, half::f16>| -> Vec<f32> {
+                (0..2)
+                    .flat_map(|h| {
+                        (0..90).flat_map(move |p| {
+                            (0..8).map(move |x| view.data[h * view.head + p * view.position + x * view.dim].to_f32())
+                        })
+                    })
+                    .collect()
+            };
+            let expected = reference(d, &q, &gather(view(&k_mem[..])), &gather(view(&v_mem[..])), Some(&mask), 0.3);
+            assert!(max_difference(&out, &expected) < 2e-5, "q_len {q_len} dim stride {dim_stride}");
+        }
     }
 
     #[test]

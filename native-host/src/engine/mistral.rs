@@ -68,7 +68,7 @@ pub struct MistralEngine {
     runner: tokio::sync::RwLock<Model>,
     pipeline: SharedPipeline,
     warm: Option<WarmPrefix>,
-    /// KV cache bytes per token (GGUF metadata; F32 activations).
+    /// KV cache bytes per token (GGUF metadata; f16 keys and values in llama and Qwen3 models).
     kv_bytes_per_token: Option<usize>,
     /// What the prefix cache holds by this engine's count since the runner started.
     cached_bytes: AtomicUsize,

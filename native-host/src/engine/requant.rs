@@ -38,7 +38,8 @@ pub fn has_cpu_kernel(dtype: GgmlDType) -> bool {
 }
 
 /// `general.architecture` values whose GGUF linear layers (and output matrix) the vendored
-/// mistral.rs multiplies through `laika_cpu_attention::qmatmul` (vendor/README.md, patch 3).
+/// mistral.rs multiplies through `laika_cpu_attention::qmatmul`, and whose KV cache it keeps in
+/// f16 on the CPU (vendor/README.md, patches 3 and 4).
 pub const QMATMUL_ARCHITECTURES: [&str; 2] = ["llama", "qwen3"];
 
 /// Whether a matrix of `dtype` in a model of `architecture` is multiplied with SIMD code as it
@@ -125,7 +126,9 @@ fn remove_copies(cache_dir: &Path, stem: &str, keep: Option<&Path>) {
     }
 }
 
-/// Bytes of KV cache one token takes with F32 activations, from the GGUF's metadata
+/// Bytes of KV cache one token takes with F32 activations (f16 keys and values in the
+/// architectures the vendored mistral.rs keeps so on the CPU, f32 in the rest), from the GGUF's
+/// metadata
 /// (`<arch>.block_count`, `.attention.head_count[_kv]`, `.embedding_length`, `.attention.key_length`);
 /// `None` when the file does not say.
 pub fn kv_bytes_per_token(path: &Path) -> Result<Option<usize>> {
@@ -142,7 +145,8 @@ pub fn kv_bytes_per_token(path: &Path) -> Result<Option<usize>> {
     };
     let kv_heads = get("attention.head_count_kv").unwrap_or(heads);
     let head_dim = get("attention.key_length").unwrap_or(width / heads.max(1));
-    Ok(Some((layers * 2 * kv_heads * head_dim * 4) as usize))
+    let value_bytes = if QMATMUL_ARCHITECTURES.contains(&arch.as_str()) { 2 } else { 4 };
+    Ok(Some((layers * 2 * kv_heads * head_dim * value_bytes) as usize))
 }
 
 /// How far apart two GGUF files' weights are: for each tensor of `a` (by name in `b`), the

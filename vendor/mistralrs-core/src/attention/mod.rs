@@ -5,6 +5,8 @@ use crate::{attention::backends::cpu, pipeline::text_models_inputs_processor::Fl
 use candle_core::{DType, Device, Result, Tensor};
 
 mod backends;
+// Laika patch: the CPU's KV cache in f16 (see backends/laika_cpu.rs).
+pub(crate) use backends::laika_cpu::kv_for_cache;
 
 #[allow(unused)]
 pub(crate) use backends::{flash_attn, maybe_synchronize, naive_sdpa, sinks_attn};
@@ -123,6 +125,12 @@ impl Sdpa {
         if let Some(out) = backends::laika_cpu::sdpa(q, k, v, mask, sdpa_params)? {
             return Ok(out);
         }
+        // A KV cache kept in f16 for that path (laika_cpu::kv_for_cache), widened for the rest.
+        let (k, v) = if k.dtype() != q.dtype() {
+            (&k.to_dtype(q.dtype())?, &v.to_dtype(q.dtype())?)
+        } else {
+            (k, v)
+        };
 
         let (b_sz, n_attn_heads, seq_len, head_dim) = q.dims4()?;
         let (_, _, _, k_head_dim) = k.dims4()?;

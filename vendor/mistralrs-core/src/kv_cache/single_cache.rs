@@ -74,6 +74,22 @@ impl SingleCache {
 
     pub fn append(&mut self, src: &Tensor) -> Result<()> {
         let seq_len = src.dim(self.dim)?;
+        // Laika patch: the CPU's KV cache is kept in f16 (attention::kv_for_cache), while the
+        // engine preallocates caches in the activation dtype. An empty buffer of another dtype
+        // is replaced by one of the rows' dtype; rows of another dtype than a filled cache's
+        // are converted to it.
+        let converted;
+        let src = match &self.all_data {
+            Some(ad) if ad.dtype() != src.dtype() && self.current_seq_len == 0 => {
+                self.all_data = None;
+                src
+            }
+            Some(ad) if ad.dtype() != src.dtype() => {
+                converted = src.to_dtype(ad.dtype())?;
+                &converted
+            }
+            _ => src,
+        };
         // This doesn't seem very idiomatic but because the creation can fail, it's tricky to use
         // self.all_data.get_or_insert_with.
         if self.all_data.is_none() {

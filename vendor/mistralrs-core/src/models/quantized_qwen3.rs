@@ -123,6 +123,8 @@ impl LayerWeights {
                 )?
             }
             None => {
+                // Laika patch: the CPU's KV cache in f16 (see laika_cpu::kv_for_cache).
+                let (k, v) = crate::attention::kv_for_cache(&k, &v)?;
                 let (k, v) = kv_cache.append(&k, &v)?;
 
                 Sdpa.run_attention(&q, &k, &v, mask, None, &self.sdpa_params)?
