@@ -39,38 +39,27 @@ pub struct View<'a, T = f32> {
     pub dim: usize,
 }
 
-/// The element types keys and values may have, with the two products decoding needs computed
-/// straight from them (no widened copy).
+/// The element types keys and values may have. Decoding computes its two products straight from
+/// them, eight values at a time (no widened copy).
 pub trait KvValue: Copy + Send + Sync + 'static {
     /// The values as f32, when they are f32 already (read in place).
     fn as_f32(data: &[Self]) -> Option<&[f32]>;
-    /// `dst[i] = src[i]` as f32.
-    fn widen(src: &[Self], dst: &mut [f32]);
-    /// Σ q[i]·k[i].
-    fn dot(q: &[f32], k: &[Self]) -> f32;
-    /// sum += Σ_j weights[j]·rows[j] over contiguous rows of D values.
-    fn add_weighted<const D: usize>(weights: &[f32], rows: &[Self], sum: &mut [f32; D]);
+    fn to_f32(self) -> f32;
+    /// Eight values as f32.
+    fn widen8(x: &[Self; 8]) -> [f32; 8];
 }
 
 impl KvValue for f32 {
     fn as_f32(data: &[f32]) -> Option<&[f32]> {
         Some(data)
     }
-    fn widen(src: &[f32], dst: &mut [f32]) {
-        dst.copy_from_slice(src)
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
     }
     #[inline(always)]
-    fn dot(q: &[f32], k: &[f32]) -> f32 {
-        dot(q, k)
-    }
-    #[inline(always)]
-    fn add_weighted<const D: usize>(weights: &[f32], rows: &[f32], sum: &mut [f32; D]) {
-        // With the size known the sum stays in registers across the keys.
-        for (&p, row) in weights.iter().zip(rows.as_chunks::<D>().0) {
-            for (s, x) in sum.iter_mut().zip(row) {
-                *s += p * x;
-            }
-        }
+    fn widen8(x: &[f32; 8]) -> [f32; 8] {
+        *x
     }
 }
 
@@ -78,54 +67,34 @@ impl KvValue for half::f16 {
     fn as_f32(_: &[half::f16]) -> Option<&[f32]> {
         None
     }
-    fn widen(src: &[half::f16], dst: &mut [f32]) {
-        let (src8, src_rest) = src.as_chunks::<8>();
-        let (dst8, dst_rest) = dst.as_chunks_mut::<8>();
-        for (s, d) in src8.iter().zip(dst8) {
-            *d = widen8(s);
-        }
-        for (s, d) in src_rest.iter().zip(dst_rest) {
-            *d = s.to_f32();
-        }
-    }
     #[inline(always)]
-    fn dot(q: &[f32], k: &[half::f16]) -> f32 {
-        let mut lanes = [0f32; 8];
-        let (q8, q_rest) = q.as_chunks::<8>();
-        let (k8, k_rest) = k.as_chunks::<8>();
-        for (x, y) in q8.iter().zip(k8) {
-            let y = widen8(y);
-            for i in 0..8 {
-                lanes[i] += x[i] * y[i];
-            }
-        }
-        let tail: f32 = q_rest.iter().zip(k_rest).map(|(x, y)| x * y.to_f32()).sum();
-        lanes.iter().sum::<f32>() + tail
+    fn to_f32(self) -> f32 {
+        half::f16::to_f32(self)
     }
+    /// One `vcvtph2ps` where the build has F16C (the x86-64-v3 baseline).
     #[inline(always)]
-    fn add_weighted<const D: usize>(weights: &[f32], rows: &[half::f16], sum: &mut [f32; D]) {
-        for (&p, row) in weights.iter().zip(rows.as_chunks::<D>().0) {
-            for (s, x) in sum.as_chunks_mut::<8>().0.iter_mut().zip(row.as_chunks::<8>().0) {
-                let x = widen8(x);
-                for i in 0..8 {
-                    s[i] += p * x[i];
-                }
-            }
+    fn widen8(x: &[half::f16; 8]) -> [f32; 8] {
+        #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+        // SAFETY: F16C is enabled for the whole build; the load reads the 16 bytes of `x`.
+        unsafe {
+            use std::arch::x86_64::{_mm_loadu_si128, _mm256_cvtph_ps};
+            std::mem::transmute(_mm256_cvtph_ps(_mm_loadu_si128(x.as_ptr().cast())))
         }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+        x.map(half::f16::to_f32)
     }
 }
 
-/// Eight f16 as f32: one `vcvtph2ps` where the build has F16C (the x86-64-v3 baseline).
-#[inline(always)]
-fn widen8(x: &[half::f16; 8]) -> [f32; 8] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
-    // SAFETY: F16C is enabled for the whole build; the load reads the 16 bytes of `x`.
-    unsafe {
-        use std::arch::x86_64::{_mm_loadu_si128, _mm256_cvtph_ps};
-        std::mem::transmute(_mm256_cvtph_ps(_mm_loadu_si128(x.as_ptr().cast())))
+/// `dst[i] = src[i]` as f32.
+fn widen_into<T: KvValue>(src: &[T], dst: &mut [f32]) {
+    let (src8, src_rest) = src.as_chunks::<8>();
+    let (dst8, dst_rest) = dst.as_chunks_mut::<8>();
+    for (s, d) in src8.iter().zip(dst8) {
+        *d = T::widen8(s);
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
-    x.map(half::f16::to_f32)
+    for (s, d) in src_rest.iter().zip(dst_rest) {
+        *d = s.to_f32();
+    }
 }
 
 impl<T> View<'_, T> {
@@ -270,10 +239,10 @@ fn widen<T: KvValue>(view: &View<'_, T>, batches: usize, heads: usize, positions
         for (p, row) in head_out.chunks_mut(dims).enumerate() {
             let first = start + p * view.position;
             if view.dim == 1 {
-                T::widen(&view.data[first..first + dims], row);
+                widen_into(&view.data[first..first + dims], row);
             } else {
                 for (d, x) in row.iter_mut().enumerate() {
-                    T::widen(std::slice::from_ref(&view.data[first + d * view.dim]), std::slice::from_mut(x));
+                    *x = view.data[first + d * view.dim].to_f32();
                 }
             }
         }
@@ -374,7 +343,7 @@ fn attend_block<T: KvValue>(
                 let q_row = &q.data[q.offset(b, h + r / rows, first + r % rows)..][..head_dim];
                 let row_scores = &mut scores[r * visible + chunk..][..count];
                 for (s, key) in row_scores.iter_mut().zip(keys.chunks_exact(head_dim)) {
-                    *s = T::dot(q_row, key) * scale;
+                    *s = dot(q_row, key) * scale;
                 }
             }
         }
@@ -433,11 +402,9 @@ fn attend_block<T: KvValue>(
                     64 => weighted_sum::<T, 64>(weights, &values, row_out),
                     128 => weighted_sum::<T, 128>(weights, &values, row_out),
                     _ => {
-                        let mut widened = vec![0f32; v_dim];
                         for (&p, value) in weights.iter().zip(values.chunks_exact(v_dim)) {
                             if p != 0.0 {
-                                T::widen(value, &mut widened);
-                                axpy(p, &widened, row_out);
+                                axpy(p, value, row_out);
                             }
                         }
                     }
@@ -485,32 +452,42 @@ const FEW_ROWS: usize = 4;
 
 /// Σ a·b with eight running sums, so that the compiler keeps them in one vector register.
 #[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+fn dot<T: KvValue>(a: &[f32], b: &[T]) -> f32 {
     let mut lanes = [0f32; 8];
     let (a8, a_rest) = a.as_chunks::<8>();
     let (b8, b_rest) = b.as_chunks::<8>();
     for (x, y) in a8.iter().zip(b8) {
+        let y = T::widen8(y);
         for i in 0..8 {
             lanes[i] += x[i] * y[i];
         }
     }
-    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y.to_f32()).sum();
     lanes.iter().sum::<f32>() + tail
 }
 
-/// out += Σ_j weights[j]·values[j] (contiguous rows of D) for the common head sizes.
+/// out += Σ_j weights[j]·values[j] (contiguous rows of D, a multiple of 8) for the common head
+/// sizes: with the size known the sum stays in registers across the keys instead of going
+/// through memory for each one.
 #[inline(always)]
 fn weighted_sum<T: KvValue, const D: usize>(weights: &[f32], values: &[T], out: &mut [f32]) {
     let mut sum: [f32; D] = out.try_into().expect("D values");
-    T::add_weighted::<D>(weights, values, &mut sum);
+    for (&p, row) in weights.iter().zip(values.as_chunks::<D>().0) {
+        for (s, x) in sum.as_chunks_mut::<8>().0.iter_mut().zip(row.as_chunks::<8>().0) {
+            let x = T::widen8(x);
+            for i in 0..8 {
+                s[i] += p * x[i];
+            }
+        }
+    }
     out.copy_from_slice(&sum);
 }
 
 /// out += p·x
 #[inline(always)]
-fn axpy(p: f32, x: &[f32], out: &mut [f32]) {
+fn axpy<T: KvValue>(p: f32, x: &[T], out: &mut [f32]) {
     for (o, x) in out.iter_mut().zip(x) {
-        *o += p * x;
+        *o += p * x.to_f32();
     }
 }
 

@@ -68,18 +68,11 @@ pub fn supports(dtype: GgmlDType) -> bool {
     kernel(dtype).is_some()
 }
 
-/// Whether [`quantized_matmul`] multiplies weights of `dtype` with SIMD code on this CPU (candle's
-/// kernels are compiled in for the build's target features; Q4_1's are chosen at run time). A
-/// model in another format is better converted before it is loaded.
-pub fn has_simd_kernel(dtype: GgmlDType) -> bool {
-    match dtype {
-        GgmlDType::Q4_1 => q4_1::Simd::detect() != q4_1::Simd::Scalar,
-        // Candle's SIMD kernels (x86-64 with AVX2, aarch64 NEON, wasm simd128).
-        GgmlDType::Q8_0 | GgmlDType::Q4_0 | GgmlDType::Q4K | GgmlDType::Q5K | GgmlDType::Q6K => {
-            cfg!(any(target_feature = "avx2", target_feature = "neon", target_feature = "simd128"))
-        }
-        _ => false,
-    }
+/// Whether [`quantized_matmul`] multiplies weights of `dtype` with SIMD code of this crate's own
+/// on this CPU: Q4_1, chosen at run time (for the other types it has candle's kernels, which
+/// candle compiles in for the build's target features or not at all).
+pub fn has_own_simd_kernel(dtype: GgmlDType) -> bool {
+    dtype == GgmlDType::Q4_1 && q4_1::Simd::detect() != q4_1::Simd::Scalar
 }
 
 /// One weight format's dot products, over activations quantised once per row.

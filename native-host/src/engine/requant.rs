@@ -43,11 +43,11 @@ pub fn has_cpu_kernel(dtype: GgmlDType) -> bool {
 pub const QMATMUL_ARCHITECTURES: [&str; 2] = ["llama", "qwen3"];
 
 /// Whether a matrix of `dtype` in a model of `architecture` is multiplied with SIMD code as it
-/// is: candle's kernels, or Laika's own where the architecture goes through them.
+/// is: candle's kernels, or Laika's own (Q4_1) where the architecture goes through them.
 pub fn has_cpu_kernel_in(dtype: GgmlDType, architecture: Option<&str>) -> bool {
     has_cpu_kernel(dtype)
         || (architecture.is_some_and(|a| QMATMUL_ARCHITECTURES.contains(&a))
-            && laika_cpu_attention::qmatmul::has_simd_kernel(dtype))
+            && laika_cpu_attention::qmatmul::has_own_simd_kernel(dtype))
 }
 
 /// A GGUF file's `general.architecture`.
