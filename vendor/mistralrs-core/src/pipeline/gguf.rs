@@ -770,51 +770,57 @@ impl Pipeline for GGUFPipeline {
             }
             (None, None) => None,
         };
-        let logits = match self.model {
+        // Laika patch: the forward pass runs on a worker of the global rayon pool, so that each
+        // of its parallel products hands work to the other workers only; called from here, every
+        // product was injected into the pool from outside and the caller slept until it was done.
+        let model = &self.model;
+        let no_kv_cache = self.no_kv_cache;
+        let non_granular_state = &self.non_granular_state;
+        let logits = rayon::scope(|_| match model {
             Model::Llama(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)
             }
             Model::Phi2(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)
             }
             Model::XLoraLlama(ref model) => model.forward(
                 &input_ids,
                 input_ids_full.as_ref().unwrap_or(&input_ids),
                 &seqlen_offsets,
                 seqlen_offsets_full.as_ref().unwrap_or(&seqlen_offsets),
-                self.no_kv_cache,
-                &self.non_granular_state,
+                no_kv_cache,
+                non_granular_state,
                 context_lens,
                 &flash_meta,
                 flash_meta_full.as_ref().unwrap_or(&flash_meta),
-            )?,
+            ),
             Model::Phi3(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, paged_attn_meta)
             }
             Model::XLoraPhi3(ref model) => model.forward(
                 &input_ids,
                 input_ids_full.as_ref().unwrap_or(&input_ids),
                 &seqlen_offsets,
                 seqlen_offsets_full.as_ref().unwrap_or(&seqlen_offsets),
-                self.no_kv_cache,
-                &self.non_granular_state,
+                no_kv_cache,
+                non_granular_state,
                 context_lens,
                 &flash_meta,
                 flash_meta_full.as_ref().unwrap_or(&flash_meta),
-            )?,
+            ),
             Model::Starcoder2(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, paged_attn_meta)
             }
             Model::Qwen(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)
             }
             Model::Qwen3(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)
             }
             Model::Qwen3MoE(ref model) => {
-                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)?
+                model.forward(&input_ids, &seqlen_offsets, context_lens, paged_attn_meta)
             }
-        };
+        })?;
         if return_raw_logits {
             Ok(ForwardInputsResult::RawLogits { logits })
         } else {
