@@ -13,11 +13,13 @@
 //! Tensors are slices with explicit element strides, so any candle layout (a transposed view,
 //! a KV cache narrowed from a larger buffer) is read in place. Queries are f32; keys and values
 //! f32 or f16 (the engine keeps its KV cache in f16: half the bytes decoding reads per token).
-//! When decoding, the query heads that share a key/value head are one task, so each cached row
-//! is read once.
+//! Decoding (a few query rows) has its own path in `decode`: segments of the cache shared
+//! between the threads, the query heads that share a key/value head scored together, so each
+//! cached row is read once.
 
 use std::cell::RefCell;
 
+mod decode;
 pub mod q4_1;
 pub mod qmatmul;
 
@@ -203,15 +205,9 @@ pub fn attention<T: KvValue>(
     }
     let group = heads / kv_heads;
     if reads_rows_in_loops(&dims, &q, &k, &v) && group * q_len <= QUERY_BLOCK {
-        // Decoding: one task a (batch, key/value head) for all the query heads that read it, so
-        // that each key and value row comes from memory once, not once a query head (at a few
-        // thousand tokens of context the cache no longer fits in cache).
-        out.par_chunks_mut(group * q_len * v_dim).enumerate().for_each(|(batch_group, group_out)| {
-            let (b, kv_head) = (batch_group / kv_heads, batch_group % kv_heads);
-            let block = Block { b, h: kv_head * group, heads: group, kv_head, first: 0, rows: q_len };
-            SCRATCH
-                .with_borrow_mut(|scratch| attend_block(block, &dims, (&q, &k, &v), mask, scale, group_out, scratch));
-        });
+        // Decoding: segments of keys shared between the threads, the query heads of a group
+        // together (see `decode`).
+        decode::attention(&dims, (&q, &k, &v), mask, scale, out);
         return Ok(());
     }
     // One task a (batch, head, block of query rows); the output of each is one contiguous run.
@@ -335,16 +331,15 @@ fn attend_block<T: KvValue>(
     let plain_loops = rows <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1;
 
     // scores = scale · Q_block · K_visibleᵀ
+    let mut widened = Vec::new();
     if plain_loops {
         for chunk in (0..visible).step_by(KEY_CHUNK) {
             let count = KEY_CHUNK.min(visible - chunk);
             let keys = self::rows(k, k_start, chunk, count, head_dim);
+            let keys = decode::as_f32(&keys, &mut widened);
             for r in 0..total {
                 let q_row = &q.data[q.offset(b, h + r / rows, first + r % rows)..][..head_dim];
-                let row_scores = &mut scores[r * visible + chunk..][..count];
-                for (s, key) in row_scores.iter_mut().zip(keys.chunks_exact(head_dim)) {
-                    *s = dot(q_row, key) * scale;
-                }
+                decode::score(q_row, keys, head_dim, scale, &mut scores[r * visible + chunk..][..count]);
             }
         }
     } else {
@@ -396,19 +391,9 @@ fn attend_block<T: KvValue>(
         for chunk in (0..visible).step_by(KEY_CHUNK) {
             let count = KEY_CHUNK.min(visible - chunk);
             let values = self::rows(v, v_start, chunk, count, v_dim);
+            let values = decode::as_f32(&values, &mut widened);
             for (row_scores, row_out) in scores.chunks(visible).zip(out.chunks_mut(v_dim)) {
-                let weights = &row_scores[chunk..chunk + count];
-                match v_dim {
-                    64 => weighted_sum::<T, 64>(weights, &values, row_out),
-                    128 => weighted_sum::<T, 128>(weights, &values, row_out),
-                    _ => {
-                        for (&p, value) in weights.iter().zip(values.chunks_exact(v_dim)) {
-                            if p != 0.0 {
-                                axpy(p, value, row_out);
-                            }
-                        }
-                    }
-                }
+                decode::accumulate(&row_scores[chunk..chunk + count], values, row_out);
             }
         }
     } else {
@@ -492,15 +477,15 @@ fn axpy<T: KvValue>(p: f32, x: &[T], out: &mut [f32]) {
 }
 
 /// Replaces each score by exp(score − max) and returns their sum; a row of nothing but -inf
-/// becomes zeros with sum 0. Three passes (max, exp, sum), each of which the compiler vectorises;
-/// one fused loop would not be, for the order of its additions.
+/// becomes zeros with sum 0.
 fn softmax_numerators(row: &mut [f32]) -> f32 {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    if max == f32::NEG_INFINITY {
-        row.fill(0.0);
-        return 0.0;
-    }
-    // A -inf score (a hidden key) gives -inf − max = -inf, which exp_nonpositive maps to 0.
+    decode::softmax_numerators(row).1
+}
+
+/// Replaces each x by exp(x − max) (x ≤ max; -inf gives 0) and returns their sum. Two passes,
+/// each of which the compiler vectorises; one fused loop would not be, for the order of its
+/// additions.
+fn exp_and_sum(row: &mut [f32], max: f32) -> f32 {
     let (row8, rest) = row.as_chunks_mut::<8>();
     for chunk in row8 {
         for x in chunk {
@@ -728,6 +713,31 @@ mod tests {
             assert_eq!(&out[(head * q_len + 1) * 4..(head * q_len + 2) * 4], &[0.0; 4]);
             assert!(out[(head * q_len) * 4..(head * q_len + 1) * 4].iter().all(|x| x.is_finite() && *x != 0.0));
         }
+    }
+
+    #[test]
+    fn a_long_cache_is_split_into_segments_and_merged_exactly() {
+        // One key/value head over 2,100 keys: decoding cuts them into several segments (at least
+        // 512 keys each), whose results are merged. Checked without a mask, with a window that
+        // hides whole segments from every row, and with rows that see different segments.
+        let kv_len = 2_100;
+        check(dims(3, 1, 1, kv_len), None, 21);
+        check(Dims { batch: 2, ..dims(2, 1, 1, kv_len) }, None, 22);
+        let window = |q_len: usize, width: usize| -> Vec<f32> {
+            (0..q_len * kv_len)
+                .map(|n| {
+                    let (i, j) = (n / kv_len, n % kv_len);
+                    let position = kv_len - q_len + i;
+                    if j <= position && j + width > position { 0.0 } else { f32::NEG_INFINITY }
+                })
+                .collect()
+        };
+        check(dims(3, 1, 1, kv_len), Some(window(1, 300)), 23);
+        check(dims(2, 1, 3, kv_len), Some(window(3, 700)), 24);
+        // The last row sees only the first key, the others the whole cache.
+        let mut mask = vec![0.0; 2 * kv_len];
+        mask[kv_len + 1..].fill(f32::NEG_INFINITY);
+        check(Dims { head_dim: 128, v_dim: 128, ..dims(4, 2, 2, kv_len) }, Some(mask), 25);
     }
 
     #[test]
