@@ -223,8 +223,15 @@ impl<Backer: FcfsBacker> DefaultScheduler<Backer> {
                 };
             }
             (_, 0) => {
+                // Laika patch: a sequence already decoding that bucketing had put on the waiting
+                // list (beside one of another length) keeps its state. Upstream made every
+                // waiting sequence a prompt here, so such a sequence had its whole prompt computed
+                // again on top of the KV cache that already held it: garbage text, a second
+                // cache, and seconds a token.
                 for seq in waiting.into_iter() {
-                    seq.set_state(SequenceState::RunningPrompt);
+                    if !seq.is_completion() {
+                        seq.set_state(SequenceState::RunningPrompt);
+                    }
                     self.running.push(seq);
                 }
                 self.waiting = Backer::new();
@@ -232,9 +239,11 @@ impl<Backer: FcfsBacker> DefaultScheduler<Backer> {
                 self.running = self.bucket_and_waitlist_seqs(running);
                 logger.set_num_running(self.running.len());
                 logger.set_num_waiting(self.waiting.len());
+                let (completion, prompt): (Vec<_>, Vec<_>) =
+                    self.running.iter_mut().partition(|seq| seq.is_completion());
                 return DefaultSchedulerOutput {
-                    prompt: self.running.iter_mut().collect::<Vec<_>>().into(),
-                    completion: vec![].into(),
+                    prompt: prompt.into(),
+                    completion: completion.into(),
                 };
             }
             (0, _) => {
