@@ -8,8 +8,9 @@
 //! unnormalised output, and the segments are merged exactly (the log-sum-exp rule). Inside a
 //! task the query heads that share a key/value head are scored together, so each row is read
 //! from memory once; the products are the kernels below, eight keys at a time with FMA, since
-//! plain Rust loops keep one dependent sum per key (no fused multiply-add without fast-math)
-//! and ran ≈ 100 cycles a (key, head) pair.
+//! plain Rust loops keep one dependent sum per key (no fused multiply-add without fast-math):
+//! 0.099 → 0.079 ms for one layer over 1,000 keys in L2. Most of the gain at 4,000 keys
+//! (19.6 → 12.9 ms a token on two threads) is the segments.
 
 use crate::{Dims, KvValue, View, exp_nonpositive};
 use rayon::prelude::*;
