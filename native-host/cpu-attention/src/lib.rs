@@ -41,8 +41,8 @@ pub struct View<'a, T = f32> {
     pub dim: usize,
 }
 
-/// The element types keys and values may have. Decoding computes its two products straight from
-/// them, eight values at a time (no widened copy).
+/// The element types keys and values may have. They are widened to f32 before any product: a
+/// chunk of rows at a time when decoding, whole for a prompt's gemm.
 pub trait KvValue: Copy + Send + Sync + 'static {
     /// The values as f32, when they are f32 already (read in place).
     fn as_f32(data: &[Self]) -> Option<&[f32]>;
@@ -219,7 +219,7 @@ pub fn attention<T: KvValue>(
             let first = block * rows_per_task;
             let rows = rows_per_task.min(q_len - first);
             SCRATCH.with_borrow_mut(|scratch| {
-                let block = Block { b, h, heads: 1, kv_head, first, rows };
+                let block = Block { b, h, kv_head, first, rows };
                 attend_block(block, &dims, (&q, &k, &v), mask, scale, block_out, scratch)
             });
         });
@@ -257,8 +257,14 @@ thread_local! {
     static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Keys (or values) the plain loops take per step.
+/// Keys (or values) the plain loops widen and multiply per step: 64 rows of 128 f32 dims are
+/// 32 KB, inside L1.
 const KEY_CHUNK: usize = 64;
+
+/// The keys a mask row lets its query see end here: past it every score would be exp(-inf) = 0.
+fn visible_keys(mask_row: &[f32]) -> usize {
+    mask_row.iter().rposition(|&x| x != f32::NEG_INFINITY).map_or(0, |j| j + 1)
+}
 
 /// Rows `first..first + count` of one head (starting at `start`) as contiguous rows of `width`
 /// values: in place when they lie so (a KV cache), else gathered. The caller has checked
@@ -280,20 +286,17 @@ where
     (0..count).flat_map(|j| &view.data[from + j * view.position..][..width]).copied().collect::<Vec<T>>().into()
 }
 
-/// Query rows `first..first + rows` of the `heads` query heads from `h` on, which all read key and
-/// value head `kv_head`; output rows in (head, position) order. More than one head only for
-/// plain loops, with `heads × rows ≤ QUERY_BLOCK`.
+/// Query rows `first..first + rows` of query head `h`, which reads key and value head `kv_head`.
 struct Block {
     b: usize,
     h: usize,
-    heads: usize,
     kv_head: usize,
     first: usize,
     rows: usize,
 }
 
-/// One block of query rows. Keys and values other than f32 only arrive here for plain loops
-/// (`attention` widens them for gemm).
+/// One block of query rows (a prompt's; decoding goes to `decode`). Keys and values other than
+/// f32 only arrive here for plain loops (`attention` widens them for gemm).
 fn attend_block<T: KvValue>(
     block: Block,
     dims: &Dims,
@@ -303,30 +306,21 @@ fn attend_block<T: KvValue>(
     out: &mut [f32],
     scores: &mut Vec<f32>,
 ) {
-    let Block { b, h, heads, kv_head, first, rows } = block;
+    let Block { b, h, kv_head, first, rows } = block;
     let (kv_len, head_dim, v_dim) = (dims.kv_len, dims.head_dim, dims.v_dim);
-    // Row r of the block: head h + r / rows, position first + r % rows.
-    let total = heads * rows;
-    let mask_row = |r: usize| mask.map(|m| &m[(first + r % rows) * kv_len..][..kv_len]);
-    // The keys any row of the block sees end at `visible`: past it the mask is -inf for all rows,
-    // so those scores would be exp(-inf) = 0 and are never computed.
-    let visible = (0..rows)
-        .map(|row| match mask_row(row) {
-            Some(m) => m.iter().rposition(|&x| x != f32::NEG_INFINITY).map_or(0, |j| j + 1),
-            None => kv_len,
-        })
-        .max()
-        .unwrap_or(0);
+    let mask_row = |r: usize| mask.map(|m| &m[(first + r) * kv_len..][..kv_len]);
+    // The keys any row of the block sees end at `visible`; later scores are never computed.
+    let visible = (0..rows).map(|row| mask_row(row).map_or(kv_len, visible_keys)).max().unwrap_or(0);
     if visible == 0 {
         out.fill(0.0);
         return;
     }
     scores.clear();
-    scores.resize(total * visible, 0.0);
+    scores.resize(rows * visible, 0.0);
     let q_start = q.offset(b, h, first);
     let k_start = k.offset(b, kv_head, 0);
     let v_start = v.offset(b, kv_head, 0);
-    // Decoding (one query row) and other blocks of a few rows: gemm's matrix-vector path is
+    // A block of a few rows (the last of a prompt): gemm's matrix-vector path is
     // several times slower than plain loops, which the compiler vectorises.
     let plain_loops = rows <= FEW_ROWS && q.dim == 1 && k.dim == 1 && v.dim == 1;
 
@@ -337,13 +331,12 @@ fn attend_block<T: KvValue>(
             let count = KEY_CHUNK.min(visible - chunk);
             let keys = self::rows(k, k_start, chunk, count, head_dim);
             let keys = decode::as_f32(&keys, &mut widened);
-            for r in 0..total {
-                let q_row = &q.data[q.offset(b, h + r / rows, first + r % rows)..][..head_dim];
+            for r in 0..rows {
+                let q_row = &q.data[q.offset(b, h, first + r)..][..head_dim];
                 decode::score(q_row, keys, head_dim, scale, &mut scores[r * visible + chunk..][..count]);
             }
         }
     } else {
-        debug_assert_eq!(heads, 1, "gemm multiplies one head's rows");
         let Some(k_data) = T::as_f32(k.data) else { unreachable!("attention widens keys for gemm") };
         // SAFETY: `attention` checked that every index of q, k and v below their dimensions is
         // inside the slices; the block reads rows first..first+rows of q (< q_len), keys
@@ -375,14 +368,14 @@ fn attend_block<T: KvValue>(
     }
 
     let mut sums = [0f32; QUERY_BLOCK];
-    for (r, sum) in sums.iter_mut().enumerate().take(total) {
+    for (r, sum) in sums.iter_mut().enumerate().take(rows) {
         let row_scores = &mut scores[r * visible..(r + 1) * visible];
         if let Some(m) = mask_row(r) {
             for (s, &m) in row_scores.iter_mut().zip(&m[..visible]) {
                 *s += m;
             }
         }
-        *sum = softmax_numerators(row_scores);
+        *sum = softmax_numerators(row_scores).1;
     }
 
     // out = P · V_visible (P unnormalised; rows divided by their sums below)
@@ -424,7 +417,7 @@ fn attend_block<T: KvValue>(
             );
         }
     }
-    for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..total]) {
+    for (row_out, &sum) in out.chunks_mut(v_dim).zip(&sums[..rows]) {
         let inverse = if sum > 0.0 { 1.0 / sum } else { 0.0 };
         for x in row_out {
             *x *= inverse;
@@ -435,57 +428,16 @@ fn attend_block<T: KvValue>(
 /// Up to this many query rows a block is computed by plain loops instead of gemm.
 const FEW_ROWS: usize = 4;
 
-/// Σ a·b with eight running sums, so that the compiler keeps them in one vector register.
-#[inline(always)]
-fn dot<T: KvValue>(a: &[f32], b: &[T]) -> f32 {
-    let mut lanes = [0f32; 8];
-    let (a8, a_rest) = a.as_chunks::<8>();
-    let (b8, b_rest) = b.as_chunks::<8>();
-    for (x, y) in a8.iter().zip(b8) {
-        let y = T::widen8(y);
-        for i in 0..8 {
-            lanes[i] += x[i] * y[i];
-        }
+/// Replaces each score by exp(score − max) and returns (max, their sum); a row of nothing but
+/// -inf gives (-inf, 0) and zeros. Three passes (max, exp, sum), each of which the compiler
+/// vectorises; one fused loop would not be, for the order of its additions.
+fn softmax_numerators(row: &mut [f32]) -> (f32, f32) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::NEG_INFINITY {
+        row.fill(0.0);
+        return (max, 0.0);
     }
-    let tail: f32 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y.to_f32()).sum();
-    lanes.iter().sum::<f32>() + tail
-}
-
-/// out += Σ_j weights[j]·values[j] (contiguous rows of D, a multiple of 8) for the common head
-/// sizes: with the size known the sum stays in registers across the keys instead of going
-/// through memory for each one.
-#[inline(always)]
-fn weighted_sum<T: KvValue, const D: usize>(weights: &[f32], values: &[T], out: &mut [f32]) {
-    let mut sum: [f32; D] = out.try_into().expect("D values");
-    for (&p, row) in weights.iter().zip(values.as_chunks::<D>().0) {
-        for (s, x) in sum.as_chunks_mut::<8>().0.iter_mut().zip(row.as_chunks::<8>().0) {
-            let x = T::widen8(x);
-            for i in 0..8 {
-                s[i] += p * x[i];
-            }
-        }
-    }
-    out.copy_from_slice(&sum);
-}
-
-/// out += p·x
-#[inline(always)]
-fn axpy<T: KvValue>(p: f32, x: &[T], out: &mut [f32]) {
-    for (o, x) in out.iter_mut().zip(x) {
-        *o += p * x.to_f32();
-    }
-}
-
-/// Replaces each score by exp(score − max) and returns their sum; a row of nothing but -inf
-/// becomes zeros with sum 0.
-fn softmax_numerators(row: &mut [f32]) -> f32 {
-    decode::softmax_numerators(row).1
-}
-
-/// Replaces each x by exp(x − max) (x ≤ max; -inf gives 0) and returns their sum. Two passes,
-/// each of which the compiler vectorises; one fused loop would not be, for the order of its
-/// additions.
-fn exp_and_sum(row: &mut [f32], max: f32) -> f32 {
+    // A -inf score (a hidden key) gives -inf − max = -inf, which exp_nonpositive maps to 0.
     let (row8, rest) = row.as_chunks_mut::<8>();
     for chunk in row8 {
         for x in chunk {
@@ -502,7 +454,7 @@ fn exp_and_sum(row: &mut [f32], max: f32) -> f32 {
             lanes[i] += chunk[i];
         }
     }
-    lanes.iter().sum::<f32>() + rest.iter().sum::<f32>()
+    (max, lanes.iter().sum::<f32>() + rest.iter().sum::<f32>())
 }
 
 /// e^x for x ≤ 0 in plain arithmetic the compiler vectorises (the libm call in a loop does not):
