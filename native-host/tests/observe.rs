@@ -489,3 +489,82 @@ fn an_article_spread_over_containers_is_read_whole_and_story_teasers_stay_out() 
     assert!(o.text.contains("Later paragraph 4:"), "the story's second half is missing:\n{}", o.text);
     assert!(!o.text.contains("Excerpt of other story"), "teasers were read as the story:\n{}", o.text);
 }
+
+#[test]
+fn utility_classes_of_a_css_framework_are_no_sign_of_chrome() {
+    // A landing page built with Tailwind: "overflow-hidden" and "md:hidden" style its sections. Read as chrome words ("hidden"), they dropped the feature cards.
+    let card = |n: u32| {
+        format!(
+            "<div class=\"overflow-hidden rounded-lg\"><h3>Feature {n}</h3><div>Deploys in seconds, card {n}, \
+             from a branch to a preview URL</div></div>"
+        )
+    };
+    let cards: String = (1..=8).map(card).collect();
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><main class=\"page-root\">\
+         <section class=\"grid md:grid-cols-2\"><div class=\"relative overflow-hidden md:hidden lg:flex\"><h1>Ship faster</h1>\
+         <p>One platform for the whole team, from the first commit to the production deploy, with previews \
+         for every branch.</p></div>{cards}</section>\
+         <div class=\"share-tools\"><a href=\"/t\">Tweet</a> <a href=\"/f\">Post</a></div>\
+         </main></body></html>"
+    );
+    let o = observe_html(&page, "https://saas.example/", &ObserveOptions::default());
+    assert!(o.text.contains("One platform for the whole team"), "{}", o.text);
+    for n in 1..=8 {
+        assert!(o.text.contains(&format!("Deploys in seconds, card {n},")), "card {n} missing:\n{}", o.text);
+    }
+    assert!(!o.text.contains("Tweet"), "the share links were read as text:\n{}", o.text);
+}
+
+#[test]
+fn customer_reviews_are_not_the_product_description() {
+    // A product page: name, price and description, then customers' reviews. The reviews are
+    // other people's words about the product, like comments: not the page's own text.
+    let review = |n: u32| {
+        format!(
+            "<div class=\"review-card\"><span>Buyer {n}</span><p>Review {n}: I bought this for my kitchen and it has \
+             held up well for months of daily use, although the lid squeaks a little.</p></div>"
+        )
+    };
+    let reviews: String = (1..=2).map(review).collect();
+    let page = format!(
+        "<html><body><main><div class=\"product\"><h1>Steel Tumbler 20 oz</h1><div class=\"price\">$35.00</div>\
+         <p>A double-wall vacuum insulated tumbler that keeps cold drinks cold and hot \
+         drinks hot, with a magnetic slider lid and a shape that fits most cup holders.</p><p>The steel is \
+         kitchen-grade and resists punctures and rust; the lid's gasket comes out for cleaning, and the \
+         outside never sweats, whatever the drink.</p><p>It comes in twelve colours, each with a matching \
+         lid, and can be engraved with a name or a logo at no extra cost.</p><p>Every tumbler is \
+         covered by a five-year warranty, and spare lids, straws and gaskets are sold separately.</p><ul><li>Dishwasher \
+         safe</li><li>Splash resistant lid</li></ul>\
+         <section class=\"product-reviews\"><h2>Customer reviews</h2>{reviews}</section></div></main></body></html>"
+    );
+    let o = observe_html(&page, "https://shop.example/tumbler", &ObserveOptions::default());
+    assert!(o.text.contains("double-wall vacuum insulated"), "{}", o.text);
+    assert!(o.text.contains("Splash resistant lid"), "{}", o.text);
+    assert!(!o.text.contains("Review 2:"), "the customer reviews were read as the description:\n{}", o.text);
+}
+
+#[test]
+fn a_box_named_like_chrome_that_holds_paragraphs_is_read_and_comments_are_not() {
+    // An article whose FAQ accordion is named "kt-pane-header-alignment-left" (a "header" word)
+    // and whose comments follow in paragraphs: the FAQ's paragraphs are the article's, the
+    // comments are not.
+    let paragraph = |part: &str, n: u32| {
+        format!(
+            "<p>{part} {n}: the accountant compares the plans on price, invoicing and tax reports, and \
+             says which suits a freelancer with one or two clients.</p>"
+        )
+    };
+    let body: String = (1..=4).map(|n| paragraph("Body", n)).collect();
+    let faq: String = (1..=5).map(|n| paragraph("Answer", n)).collect();
+    let comments: String = (1..=5).map(|n| paragraph("Comment", n)).collect();
+    let page = format!(
+        "<html><body><div class=\"wrap\"><div class=\"entry\"><h1>Accounting software for freelancers</h1>{body}\
+         <div class=\"kt-accordion-wrap kt-pane-header-alignment-left\"><h2>FAQ</h2>{faq}</div></div>\
+         <div class=\"comment-list\">{comments}</div></div></body></html>"
+    );
+    let o = observe_html(&page, "https://blog.example/accounting", &ObserveOptions::default());
+    assert!(o.text.contains("Body 4:"), "{}", o.text);
+    assert!(o.text.contains("Answer 5:"), "the FAQ was dropped as chrome:\n{}", o.text);
+    assert!(!o.text.contains("Comment 2:"), "the comments were read as the article:\n{}", o.text);
+}

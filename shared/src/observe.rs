@@ -585,7 +585,13 @@ const CHROME_WORDS: &[&str] = &[
     "trending",
     "widget",
     "yom-remote",
+    // Customer reviews under a product: other people's words about the page's subject, like
+    // its comments (a review site's own review is named "review", singular).
+    "reviews",
 ];
+
+/// Chrome words of boxes that hold paragraphs of text and still are not the page's own.
+const PARAGRAPHED_CHROME_WORDS: &[&str] = &["comment", "related", "replies", "reviews", "sidebar"];
 
 /// Class or id words that keep an element a content candidate despite a chrome word.
 const CONTENT_WORDS: &[&str] =
@@ -1299,6 +1305,12 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
         let mut holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
+        // A box named like chrome ("pane-header-alignment", "elementor-widget-container") that
+        // holds paragraphs of its own with few links is text, not a menu, header or promo; but
+        // comments, reviews and related stories are written in paragraphs too.
+        if paragraphs[i] >= 500 && arena.link_density(i) < 0.15 && !has_word(&node.class_id, PARAGRAPHED_CHROME_WORDS) {
+            holds_the_content = true;
+        }
         // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
         // widget-area") is chrome however much teaser text it holds.
         if (by_tag || by_role) && by_name {
@@ -1324,9 +1336,16 @@ fn inherited<N>(arena: &Arena<N>, own: &[bool]) -> Vec<bool> {
     out
 }
 
+/// A utility class of a CSS framework (Tailwind's `md:hidden`, `overflow-hidden`,
+/// `bg-[url(...)]`): it styles a box and says nothing of what the box holds, so a chrome word
+/// inside it ("hidden", "media", "scroll") is no sign of chrome.
+fn is_utility_class(token: &str) -> bool {
+    token.contains(':') || token.contains('[') || token.starts_with("overflow-")
+}
+
 fn class_weight<N>(node: &ArenaNode<N>) -> f64 {
     let mut weight = 0.0;
-    if has_word(&node.class_id, NEGATIVE_WORDS) {
+    if node.class_id.split_whitespace().filter(|t| !is_utility_class(t)).any(|t| has_word(t, NEGATIVE_WORDS)) {
         weight -= 25.0;
     }
     // Utility classes (`text-muted`, `text-center`) style text; they do not say "this is the
