@@ -568,3 +568,26 @@ fn a_box_named_like_chrome_that_holds_paragraphs_is_read_and_comments_are_not() 
     assert!(o.text.contains("Answer 5:"), "the FAQ was dropped as chrome:\n{}", o.text);
     assert!(!o.text.contains("Comment 2:"), "the comments were read as the article:\n{}", o.text);
 }
+
+#[test]
+fn a_page_builder_class_around_most_of_the_text_is_no_chrome_word() {
+    // A page builder wraps every block, the article's paragraphs and the share buttons alike,
+    // in "widget-container": on such a page the class says nothing about what a block holds.
+    let block = |n: u32| {
+        format!(
+            "<div class=\"builder-widget-container\"><p>Step {n}: put a presence sensor in each room and \
+             let the assistant track who is where.</p></div>"
+        )
+    };
+    let blocks: String = (1..=8).map(block).collect();
+    let page = format!(
+        "<html><body><header><a href=\"/\">Blog</a></header><div class=\"site\"><h1>Room presence</h1>{blocks}\
+         <div class=\"builder-widget-container\"><div class=\"share-buttons\"><a href=\"/x\">Share on X</a> \
+         <a href=\"/fb\">Share on Facebook</a></div></div></div></body></html>"
+    );
+    let o = observe_html(&page, "https://blog.example/presence", &ObserveOptions::default());
+    for n in 1..=8 {
+        assert!(o.text.contains(&format!("Step {n}:")), "step {n} missing:\n{}", o.text);
+    }
+    assert!(!o.text.contains("Share on X"), "the share buttons were read as text:\n{}", o.text);
+}

@@ -19,7 +19,7 @@ use crate::observation::{Comment, Discussion, Element, FieldKind, Item, Observat
 use crate::tools::ObserveDomArgs;
 use crate::weburl::WebUrl;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Budgets of one observation (`browser.observe_dom`'s options).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +209,8 @@ struct Arena<N> {
     body: usize,
     /// Built with `<noscript>` content shown.
     show_noscript: bool,
+    /// Class names the page puts around most of its text ([`builder_classes`]).
+    builder_classes: HashSet<String>,
 }
 
 /// Elements whose text a reader never sees.
@@ -246,7 +248,7 @@ impl<N: Clone> Arena<N> {
         let mut nodes: Vec<ArenaNode<N>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
-            return Arena { nodes, body: 0, show_noscript };
+            return Arena { nodes, body: 0, show_noscript, builder_classes: HashSet::new() };
         };
         // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
         let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
@@ -361,7 +363,8 @@ impl<N: Clone> Arena<N> {
             }
         }
         let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
-        Arena { nodes, body, show_noscript }
+        let builder_classes = builder_classes(&nodes, body);
+        Arena { nodes, body, show_noscript, builder_classes }
     }
 }
 
@@ -1013,7 +1016,7 @@ fn drop_clutter<N>(
                 dropped[index] = true;
                 continue;
             }
-            let weight = class_weight(node);
+            let weight = class_weight(arena, node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
             // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
@@ -1300,7 +1303,7 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         let by_name = if ignore_class_names {
             has_word(&node.class_id, OVERLAY_WORDS)
         } else {
-            has_word(&node.class_id, CHROME_WORDS) && !has_word(&node.class_id, CONTENT_WORDS)
+            hint_words(arena, node).any(|t| has_word(t, CHROME_WORDS)) && !has_word(&node.class_id, CONTENT_WORDS)
         };
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
@@ -1326,6 +1329,62 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
     chrome
 }
 
+/// The class names of a page builder or design system: classes on three or more elements whose
+/// outermost ones hold half of the page's text or more ("elementor-widget-container",
+/// "wp-block-group"). Such a class is on the article and the menu alike, so a chrome word in it
+/// ("widget", "header") says nothing of what one element holds. Classes of comments, reviews and
+/// related stories are never builder classes: a long thread is most of its page and still not
+/// the article.
+fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
+    let total = nodes.get(body).map_or(0, |n| n.text_len);
+    if total == 0 {
+        return HashSet::new();
+    }
+    // Per class: elements carrying it, and text in its outermost elements (a class nested in
+    // itself counts its text once). A depth-first walk with enter and leave events keeps the
+    // classes open on the path from the body.
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    let mut outer_text: HashMap<&str, usize> = HashMap::new();
+    let mut open: HashMap<&str, usize> = HashMap::new();
+    let mut stack = vec![(body, true)];
+    while let Some((index, entering)) = stack.pop() {
+        let node = &nodes[index];
+        if node.skip || node.tag.is_empty() {
+            continue;
+        }
+        let classes = node.class.split_whitespace();
+        if entering {
+            for class in classes {
+                let depth = open.entry(class).or_default();
+                if *depth == 0 {
+                    *outer_text.entry(class).or_default() += node.text_len;
+                }
+                *depth += 1;
+                *count.entry(class).or_default() += 1;
+            }
+            stack.push((index, false));
+            stack.extend(node.children.iter().rev().map(|&c| (c, true)));
+        } else {
+            for class in classes {
+                if let Some(depth) = open.get_mut(class) {
+                    *depth -= 1;
+                }
+            }
+        }
+    }
+    outer_text
+        .into_iter()
+        .filter(|(class, text)| count[class] >= 3 && text * 2 >= total && !has_word(class, PARAGRAPHED_CHROME_WORDS))
+        .map(|(class, _)| class.to_string())
+        .collect()
+}
+
+/// The class and id words of an element that may hint at what it holds: neither a utility
+/// class ([`is_utility_class`]) nor a builder class ([`builder_classes`]).
+fn hint_words<'a, N>(arena: &'a Arena<N>, node: &'a ArenaNode<N>) -> impl Iterator<Item = &'a str> {
+    node.class_id.split_whitespace().filter(|t| !is_utility_class(t) && !arena.builder_classes.contains(*t))
+}
+
 /// Flags that hold for a node when they hold for it or any ancestor (parents come first in the
 /// arena, so one forward pass suffices).
 fn inherited<N>(arena: &Arena<N>, own: &[bool]) -> Vec<bool> {
@@ -1343,9 +1402,9 @@ fn is_utility_class(token: &str) -> bool {
     token.contains(':') || token.contains('[') || token.starts_with("overflow-")
 }
 
-fn class_weight<N>(node: &ArenaNode<N>) -> f64 {
+fn class_weight<N>(arena: &Arena<N>, node: &ArenaNode<N>) -> f64 {
     let mut weight = 0.0;
-    if node.class_id.split_whitespace().filter(|t| !is_utility_class(t)).any(|t| has_word(t, NEGATIVE_WORDS)) {
+    if hint_words(arena, node).any(|t| has_word(t, NEGATIVE_WORDS)) {
         weight -= 25.0;
     }
     // Utility classes (`text-muted`, `text-center`) style text; they do not say "this is the
@@ -1457,7 +1516,7 @@ fn score_candidates<N>(arena: &Arena<N>, chrome: &[bool]) -> HashMap<usize, f64>
             };
             let entry = scores.entry(ancestor).or_insert_with(|| {
                 let a = &arena.nodes[ancestor];
-                initial_score(&a.tag) + class_weight(a)
+                initial_score(&a.tag) + class_weight(arena, a)
             });
             *entry += score / divider;
         }
