@@ -591,3 +591,34 @@ fn a_page_builder_class_around_most_of_the_text_is_no_chrome_word() {
     }
     assert!(!o.text.contains("Share on X"), "the share buttons were read as text:\n{}", o.text);
 }
+
+#[test]
+fn the_entries_of_a_list_with_snippets_are_not_link_clutter() {
+    // A section page: an introduction, then entries of a linked title and a short snippet of
+    // plain text. Each entry is mostly link text, but its snippet is the page's own.
+    let intro: String = (1..=8)
+        .map(|n| {
+            format!(
+                "<p>Introduction {n}: this section gathers the week's science reporting, from the labs to \
+                 the field, with the stories our editors thought worth your time.</p>"
+            )
+        })
+        .collect();
+    let entries: String = (1..=6)
+        .map(|n| {
+            format!(
+                "<div class=\"item\"><h3><a href=\"/story/{n}\">Telescope finds water vapour on a distant moon, story {n}</a></h3>\
+                 <span>Snippet {n}: the plume rose 200 km.</span></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><main><h1>Science</h1>{intro}<div class=\"list\">{entries}</div>\
+         </main></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/science", &ObserveOptions::default());
+    assert!(o.text.contains("Introduction 8:"), "{}", o.text);
+    for n in 1..=6 {
+        assert!(o.text.contains(&format!("Snippet {n}:")), "entry {n} missing:\n{}", o.text);
+    }
+}

@@ -961,6 +961,16 @@ fn drop_clutter<N>(
             }
         }
     }
+    // Blocks per root, counted by tag and class.
+    let mut kinds: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    for &root in roots {
+        for i in arena.subtree(root) {
+            let n = &arena.nodes[i];
+            if !n.skip && !n.tag.is_empty() {
+                *kinds.entry((root, n.tag.as_str(), n.class.as_str())).or_default() += 1;
+            }
+        }
+    }
     drop_repeated_blocks(arena, roots, &mut dropped);
     for &root in roots {
         for index in arena.subtree(root) {
@@ -1022,7 +1032,18 @@ fn drop_clutter<N>(
             // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
             // content root with little prose) they are the content.
             let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
-            let link_list = !card_page && ((weight < 25.0 && density > 0.5) || (density > 0.75));
+            // One of four or more blocks of a kind (tag and class) with text of its own beside
+            // its links is an entry of the page's list (a linked title and its snippet, a
+            // product and its price), not a list of links.
+            // The list holding four or more of them is no link list either.
+            let is_entry = |i: usize| {
+                let n = &arena.nodes[i];
+                !n.class.is_empty()
+                    && n.text_len >= n.link_len + 30
+                    && kinds.get(&(root, n.tag.as_str(), n.class.as_str())).is_some_and(|&k| k >= 4)
+            };
+            let entries = is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= 4;
+            let link_list = !card_page && !entries && ((weight < 25.0 && density > 0.5) || (density > 0.75));
             let negative = weight < 0.0 && weight + score < 0.0;
             if link_list || negative {
                 dropped[index] = true;
