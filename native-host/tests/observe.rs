@@ -622,3 +622,26 @@ fn the_entries_of_a_list_with_snippets_are_not_link_clutter() {
         assert!(o.text.contains(&format!("Snippet {n}:")), "entry {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn the_heading_is_left_out_when_it_repeats_any_of_the_pages_titles() {
+    // The social card's title (which the observation's title is taken from) is worded
+    // differently from the page's <title> and its heading: the heading is still the title.
+    let paragraphs: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<p>Paragraph {n}: prosecutors said the case could no longer be pursued because witnesses' \
+                 memories had faded over the years.</p>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><head><title>Julian Assange: Sweden drops rape investigation - World News</title>\
+         <meta property=\"og:title\" content=\"Sweden drops Assange rape investigation\"></head>\
+         <body><div class=\"story\"><h1>Julian Assange: Sweden drops rape investigation</h1>{paragraphs}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/assange", &ObserveOptions::default());
+    assert_eq!(o.title, "Sweden drops Assange rape investigation");
+    assert!(o.text.contains("Paragraph 4:"), "{}", o.text);
+    assert!(!o.text.contains("H1: Julian Assange"), "the title was read twice:\n{}", o.text);
+}

@@ -1836,8 +1836,9 @@ impl Page {
         options: &ObserveOptions,
     ) -> ChunkedObservation {
         let title = document_title(dom, arena);
-        // The heading that repeats the title is the title, which the observation carries
-        // already; leaving it out of the text keeps it from being read (and counted) twice.
+        // The heading that repeats one of the page's titles is the title, which the observation
+        // carries already; leaving it out of the text keeps it from being read (and counted)
+        // twice.
         let mut dropped = self.dropped.clone();
         let first_heading = self
             .content_roots
@@ -1845,7 +1846,7 @@ impl Page {
             .flat_map(|&root| arena.subtree(root))
             .find(|&i| arena.nodes[i].tag == "h1" && !dropped[i] && !arena.nodes[i].skip);
         if let Some(heading) = first_heading
-            && same_title(&arena.plain_text(heading), &title)
+            && page_titles(dom, arena).iter().any(|t| same_title(&arena.plain_text(heading), t))
         {
             dropped[heading] = true;
         }
@@ -1920,27 +1921,55 @@ fn first_tag<N>(arena: &Arena<N>, tag: &str) -> Option<usize> {
 /// `headline`, Dublin Core, Open Graph, Weibo), then `<title>` cleaned of its site name, then
 /// Twitter and Parse.ly titles.
 fn document_title<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> String {
-    let meta = |keys: &[&str]| {
-        arena.nodes.iter().filter(|n| n.tag == "meta").find_map(|n| {
-            let names = [dom.attribute(&n.dom, "property"), dom.attribute(&n.dom, "name")];
-            let names: Vec<String> = names
-                .into_iter()
-                .flatten()
-                .flat_map(|v| v.split_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>())
-                .collect();
-            keys.iter()
-                .any(|k| names.iter().any(|n| n == k))
-                .then(|| dom.attribute(&n.dom, "content").map(|c| collapse_whitespace(&c)))
-                .flatten()
-                .filter(|c| !c.is_empty())
-        })
-    };
     let document = cleaned_document_title(arena);
     json_ld_headline(arena, &document)
-        .or_else(|| meta(&["dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title"]))
+        .or_else(|| {
+            meta_content(
+                dom,
+                arena,
+                &["dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title"],
+            )
+        })
         .or_else(|| Some(document).filter(|t| !t.is_empty()))
-        .or_else(|| meta(&["twitter:title", "parsely-title"]))
+        .or_else(|| meta_content(dom, arena, &["twitter:title", "parsely-title"]))
         .unwrap_or_default()
+}
+
+/// Every title the page gives itself: its headline in JSON-LD, its social-card titles and its
+/// `<title>`. Sites word them differently ("Sweden drops Assange rape investigation" for the
+/// card, "Julian Assange: Sweden drops rape investigation" for the page).
+fn page_titles<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> Vec<String> {
+    let document = cleaned_document_title(arena);
+    let mut titles: Vec<String> = [
+        json_ld_headline(arena, &document),
+        meta_content(dom, arena, &["og:title"]),
+        meta_content(dom, arena, &["twitter:title"]),
+        meta_content(dom, arena, &["dc:title", "dcterm:title", "weibo:article:title", "parsely-title"]),
+        first_tag(arena, "title").map(|t| collapse_whitespace(&arena.plain_text(t))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    titles.push(document);
+    titles.retain(|t| !t.is_empty());
+    titles
+}
+
+/// The `content` of the first `<meta>` whose `property` or `name` is one of `keys`.
+fn meta_content<D: Dom>(dom: &D, arena: &Arena<D::Node>, keys: &[&str]) -> Option<String> {
+    arena.nodes.iter().filter(|n| n.tag == "meta").find_map(|n| {
+        let names = [dom.attribute(&n.dom, "property"), dom.attribute(&n.dom, "name")];
+        let names: Vec<String> = names
+            .into_iter()
+            .flatten()
+            .flat_map(|v| v.split_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>())
+            .collect();
+        keys.iter()
+            .any(|k| names.iter().any(|n| n == k))
+            .then(|| dom.attribute(&n.dom, "content").map(|c| collapse_whitespace(&c)))
+            .flatten()
+            .filter(|c| !c.is_empty())
+    })
 }
 
 /// `headline` (or `name`) of a schema.org article in a JSON-LD script.
