@@ -645,3 +645,31 @@ fn the_heading_is_left_out_when_it_repeats_any_of_the_pages_titles() {
     assert!(o.text.contains("Paragraph 4:"), "{}", o.text);
     assert!(!o.text.contains("H1: Julian Assange"), "the title was read twice:\n{}", o.text);
 }
+
+#[test]
+fn a_related_stories_block_under_a_label_that_is_not_a_heading_stays_out() {
+    // The block of other stories after the article opens with a styled <div>, not a heading.
+    let paragraphs: String = (1..=5)
+        .map(|n| {
+            format!(
+                "<p>Paragraph {n}: the doctors traced the man's cough to the feathers of his new duvet and \
+                 pillows, which he had bought a few months before.</p>"
+            )
+        })
+        .collect();
+    let stories: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<div class=\"story\"><a href=\"/s/{n}\">Other story number {n}</a><p>A teaser of the other \
+                 story, long enough to read like a paragraph of the page, about a medical mystery {n}.</p></div>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><body><div class=\"post\"><h1>Feather duvet lung</h1>{paragraphs}\
+         <div class=\"recirc\"><div class=\"label\">More Great Stories</div>{stories}</div></div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/duvet", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
+    assert!(!o.text.contains("Other story number"), "the related stories were read:\n{}", o.text);
+}

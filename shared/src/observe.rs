@@ -1141,7 +1141,7 @@ const RELATED_HEADINGS: &[&str] = &[
     "関連記事",
 ];
 
-/// Whether an element's first text is a heading that announces related content.
+/// Whether an element's first text is a heading, or a short label, that announces related content.
 fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> bool {
     // The first element holding text, in document order: a heading or a leaf.
     let mut stack: Vec<usize> = arena.nodes[index].children.iter().rev().copied().collect();
@@ -1160,12 +1160,17 @@ fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> bool {
     let Some(first) = first else { return false };
     let node = &arena.nodes[first];
     // An h1 is the page's own title, whatever it says ("Related products" on a shop's page).
-    if !is_heading_tag(&node.tag) || node.tag == "h1" || node.text_len > 60 {
+    if node.tag == "h1" || node.text_len > 60 {
         return false;
     }
     let text = arena.plain_text(first).to_lowercase();
     let text = text.trim().trim_start_matches(['#', '-', '–', ' ']);
-    RELATED_HEADINGS.iter().any(|h| text.starts_with(h))
+    // A label that is not a heading ("<div class=title>More Great Stories</div>") announces the
+    // block only when it is little more than the phrase: a leaf of prose may open with "Related".
+    let is_heading = is_heading_tag(&node.tag);
+    RELATED_HEADINGS
+        .iter()
+        .any(|h| text.starts_with(h) && (is_heading || text.chars().count() <= h.chars().count() + 25))
 }
 
 /// Containers that open with a related-content heading, and everything inside them.
