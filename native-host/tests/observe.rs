@@ -673,3 +673,34 @@ fn a_related_stories_block_under_a_label_that_is_not_a_heading_stays_out() {
     assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
     assert!(!o.text.contains("Other story number"), "the related stories were read:\n{}", o.text);
 }
+
+#[test]
+fn a_landing_page_of_one_sentence_sections_is_read_whole() {
+    // A service page: an overview in two paragraphs, then ten feature sections of one short
+    // sentence each. The sentences are the page's text as much as the overview is.
+    let overview: String = (1..=2)
+        .map(|n| {
+            format!(
+                "<p>Overview {n}: our accountants handle your books, payroll, and taxes, so you can spend \
+                 your week on customers, hiring, and the product instead of paperwork.</p>"
+            )
+        })
+        .collect();
+    let features: String = (1..=10)
+        .map(|n| {
+            format!(
+                "<section class=\"feature\"><h3>Feature {n}</h3><p>Feature {n} closes your month in one day, with receipts matched.</p></section>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a> <a href=\"/pricing\">Pricing</a></nav><main>\
+         <section class=\"overview\"><h1>Bookkeeping for startups</h1>{overview}</section>\
+         <div class=\"features\"><div class=\"grid\">{features}</div></div></main></body></html>"
+    );
+    let o = observe_html(&page, "https://books.example/", &ObserveOptions::default());
+    assert!(o.text.contains("Overview 2:"), "{}", o.text);
+    for n in 1..=10 {
+        assert!(o.text.contains(&format!("Feature {n} closes")), "feature {n} missing:\n{}", o.text);
+    }
+}

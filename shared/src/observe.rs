@@ -851,8 +851,10 @@ fn lowest_ancestor_holding<N>(
 }
 
 /// Characters of the page's own paragraphs per subtree: paragraph-like blocks (the outermost
-/// of nested ones) of 80+ characters with few links, outside chrome and outside teasers of
+/// of nested ones) of 40+ characters with few links, outside chrome and outside teasers of
 /// other pages ([`teasers`]: a story list's excerpts are paragraphs too, but not this page's).
+/// 40, not the 80 of a news paragraph: the sections of a landing page or a product page say
+/// what they say in a sentence each.
 fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[bool]) -> Vec<usize> {
     let chrome_below = inherited(arena, chrome);
     let mut lengths = vec![0usize; arena.nodes.len()];
@@ -861,7 +863,7 @@ fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[bool]) -> Vec<
         if node.skip || chrome_below[index] || teaser[index] {
             continue;
         }
-        if node.text_len >= 80
+        if node.text_len >= 40
             && is_paragraph_like(arena, index)
             && !node.parent.is_some_and(|p| is_paragraph_like(arena, p))
             && arena.link_density(index) < 0.3
