@@ -704,3 +704,34 @@ fn a_landing_page_of_one_sentence_sections_is_read_whole() {
         assert!(o.text.contains(&format!("Feature {n} closes")), "feature {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn a_newsletter_box_of_paragraphs_stays_chrome_and_a_short_card_title_keeps_the_heading() {
+    // A newsletter box written in paragraphs is still a newsletter box; and a card title that is
+    // one word of the heading ("News") does not make the heading the page's title.
+    let story: String = (1..=8)
+        .map(|n| {
+            format!(
+                "<p>Story {n}: the council voted to rebuild the bridge over the river, and the works start \
+                 in March after three evenings of debate.</p>"
+            )
+        })
+        .collect();
+    let pitch: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<p>Pitch {n}: every morning our editors pick the stories that matter to the town and send \
+                 them to your inbox before breakfast, free of charge.</p>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<html><head><title>Town Gazette - The bridge vote</title><meta name=\"twitter:title\" content=\"News\"></head><body><div class=\"page\">\
+         <div class=\"story\"><h1>News from the council: the bridge</h1>{story}</div>\
+         <div class=\"newsletter-signup\">{pitch}</div></div></body></html>"
+    );
+    let o = observe_html(&page, "https://town.example/bridge", &ObserveOptions::default());
+    assert!(o.text.contains("Story 8:"), "{}", o.text);
+    assert!(o.text.contains("H1: News from the council"), "the heading was taken for the title:\n{}", o.text);
+    assert!(!o.text.contains("Pitch 3:"), "the newsletter box was read as the story:\n{}", o.text);
+}

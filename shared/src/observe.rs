@@ -165,10 +165,13 @@ pub fn main_text(observation: &Observation) -> String {
     out
 }
 
-/// Whether a heading says the same as the title (one holds the other, ignoring case).
+/// Whether a heading is the page's title: one holds the other; a title inside a heading must
+/// be at least half of it (a card titled "News" is not the heading "News from the council").
 fn same_title(heading: &str, title: &str) -> bool {
     let (heading, title) = (heading.trim().to_lowercase(), title.trim().to_lowercase());
-    !heading.is_empty() && !title.is_empty() && (title.contains(&heading) || heading.contains(&title))
+    !heading.is_empty()
+        && !title.is_empty()
+        && (title.contains(&heading) || (heading.contains(&title) && title.len() * 2 >= heading.len()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +212,7 @@ struct Arena<N> {
     body: usize,
     /// Built with `<noscript>` content shown.
     show_noscript: bool,
-    /// Class names the page puts around most of its text ([`builder_classes`]).
+    /// Class names the page puts around half of its text or more ([`builder_classes`]).
     builder_classes: HashSet<String>,
 }
 
@@ -594,7 +597,21 @@ const CHROME_WORDS: &[&str] = &[
 ];
 
 /// Chrome words of boxes that hold paragraphs of text and still are not the page's own.
-const PARAGRAPHED_CHROME_WORDS: &[&str] = &["comment", "related", "replies", "reviews", "sidebar"];
+const PARAGRAPHED_CHROME_WORDS: &[&str] = &[
+    "comment",
+    "community",
+    "consent",
+    "cookie",
+    "disqus",
+    "gdpr",
+    "newsletter",
+    "popup",
+    "related",
+    "remark",
+    "replies",
+    "reviews",
+    "sidebar",
+];
 
 /// Class or id words that keep an element a content candidate despite a chrome word.
 const CONTENT_WORDS: &[&str] =
@@ -975,6 +992,9 @@ fn drop_clutter<N>(
     }
     drop_repeated_blocks(arena, roots, &mut dropped);
     for &root in roots {
+        // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
+        // content root with little prose) they are the content.
+        let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
             // A block headed "Related stories", "You may also like", "Leia também": teasers of
@@ -1031,9 +1051,6 @@ fn drop_clutter<N>(
             let weight = class_weight(arena, node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
-            // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
-            // content root with little prose) they are the content.
-            let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
             // One of four or more blocks of a kind (tag and class) with text of its own beside
             // its links is an entry of the page's list (a linked title and its snippet, a
             // product and its price), not a list of links.
@@ -1336,10 +1353,18 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
         let mut holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
-        // A box named like chrome ("pane-header-alignment", "elementor-widget-container") that
-        // holds paragraphs of its own with few links is text, not a menu, header or promo; but
-        // comments, reviews and related stories are written in paragraphs too.
-        if paragraphs[i] >= 500 && arena.link_density(i) < 0.15 && !has_word(&node.class_id, PARAGRAPHED_CHROME_WORDS) {
+        // A box only named like chrome ("pane-header-alignment", "elementor-widget-container")
+        // that holds 500+ characters of paragraph text with few links is text, not a menu,
+        // header or promo; but comments, reviews, related stories, consent banners and
+        // newsletter boxes are written in paragraphs too. (Overlays found with class names
+        // ignored stay chrome.)
+        if !ignore_class_names
+            && !by_tag
+            && !by_role
+            && paragraphs[i] >= 500
+            && arena.link_density(i) < 0.15
+            && !has_word(&node.class_id, PARAGRAPHED_CHROME_WORDS)
+        {
             holds_the_content = true;
         }
         // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
@@ -1942,8 +1967,8 @@ fn document_title<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> String {
         .unwrap_or_default()
 }
 
-/// Every title the page gives itself: its headline in JSON-LD, its social-card titles and its
-/// `<title>`. Sites word them differently ("Sweden drops Assange rape investigation" for the
+/// Every title the page gives itself: its headline in JSON-LD, its social-card and Dublin Core
+/// titles and its `<title>` (cleaned of the site's name). Sites word them differently ("Sweden drops Assange rape investigation" for the
 /// card, "Julian Assange: Sweden drops rape investigation" for the page).
 fn page_titles<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> Vec<String> {
     let document = cleaned_document_title(arena);
@@ -1952,7 +1977,6 @@ fn page_titles<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> Vec<String> {
         meta_content(dom, arena, &["og:title"]),
         meta_content(dom, arena, &["twitter:title"]),
         meta_content(dom, arena, &["dc:title", "dcterm:title", "weibo:article:title", "parsely-title"]),
-        first_tag(arena, "title").map(|t| collapse_whitespace(&arena.plain_text(t))),
     ]
     .into_iter()
     .flatten()
