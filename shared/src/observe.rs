@@ -966,27 +966,21 @@ fn drop_clutter<N>(
     related: &[bool],
 ) -> Vec<bool> {
     let mut dropped = chrome.to_vec();
-    // Candidate datelines per root, counted by tag and class.
+    // Per root, blocks and candidate datelines counted by tag and class.
     let mut metadata_like = vec![false; arena.nodes.len()];
     let mut metadata_blocks: HashMap<(usize, &str, &str), usize> = HashMap::new();
-    for &root in roots {
-        for i in arena.subtree(root) {
-            let n = &arena.nodes[i];
-            if !n.skip && n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i)) {
-                metadata_like[i] = true;
-                *metadata_blocks
-                    .entry((root, arena.nodes[i].tag.as_str(), arena.nodes[i].class.as_str()))
-                    .or_default() += 1;
-            }
-        }
-    }
-    // Blocks per root, counted by tag and class.
     let mut kinds: HashMap<(usize, &str, &str), usize> = HashMap::new();
     for &root in roots {
         for i in arena.subtree(root) {
             let n = &arena.nodes[i];
-            if !n.skip && !n.tag.is_empty() {
-                *kinds.entry((root, n.tag.as_str(), n.class.as_str())).or_default() += 1;
+            if n.skip || n.tag.is_empty() {
+                continue;
+            }
+            let kind = (root, n.tag.as_str(), n.class.as_str());
+            *kinds.entry(kind).or_default() += 1;
+            if n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i)) {
+                metadata_like[i] = true;
+                *metadata_blocks.entry(kind).or_default() += 1;
             }
         }
     }
