@@ -735,3 +735,20 @@ fn a_newsletter_box_of_paragraphs_stays_chrome_and_a_short_card_title_keeps_the_
     assert!(o.text.contains("H1: News from the council"), "the heading was taken for the title:\n{}", o.text);
     assert!(!o.text.contains("Pitch 3:"), "the newsletter box was read as the story:\n{}", o.text);
 }
+
+#[test]
+fn the_heading_is_left_out_when_it_repeats_the_reported_title_whatever_its_source() {
+    // The observation reports the Weibo page title (the <title> says something else): the
+    // heading that repeats it is the title, whichever source the title came from.
+    let paragraphs: String = (1..=4)
+        .map(|n| format!("<p>Paragraph {n}: the new line opens next spring with twelve stations along the river.</p>"))
+        .collect();
+    let page = format!(
+        "<html><head><title>Morning edition of the City Daily newspaper</title><meta name=\"weibo:webpage:title\" content=\"Metro line opens next spring\"></head>\
+         <body><div class=\"story\"><h1>Metro line opens next spring</h1>{paragraphs}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/metro", &ObserveOptions::default());
+    assert_eq!(o.title, "Metro line opens next spring");
+    assert!(o.text.contains("Paragraph 4:"), "{}", o.text);
+    assert!(!o.text.contains("H1: Metro line"), "the title was read twice:\n{}", o.text);
+}

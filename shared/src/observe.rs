@@ -989,6 +989,15 @@ fn drop_clutter<N>(
         // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
         // content root with little prose) they are the content.
         let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
+        // One of four or more blocks of a kind (tag and class) with text of its own beside its
+        // links is an entry of the page's list (a linked title and its snippet, a product and
+        // its price), not a list of links; nor is the list holding four or more of them.
+        let is_entry = |i: usize| {
+            let n = &arena.nodes[i];
+            !n.class.is_empty()
+                && n.text_len >= n.link_len + 30
+                && kinds.get(&(root, n.tag.as_str(), n.class.as_str())).is_some_and(|&k| k >= 4)
+        };
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
             // A block headed "Related stories", "You may also like", "Leia também": teasers of
@@ -1045,16 +1054,6 @@ fn drop_clutter<N>(
             let weight = class_weight(arena, node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
-            // One of four or more blocks of a kind (tag and class) with text of its own beside
-            // its links is an entry of the page's list (a linked title and its snippet, a
-            // product and its price), not a list of links.
-            // The list holding four or more of them is no link list either.
-            let is_entry = |i: usize| {
-                let n = &arena.nodes[i];
-                !n.class.is_empty()
-                    && n.text_len >= n.link_len + 30
-                    && kinds.get(&(root, n.tag.as_str(), n.class.as_str())).is_some_and(|&k| k >= 4)
-            };
             let entries = is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= 4;
             let link_list = !card_page && !entries && ((weight < 25.0 && density > 0.5) || (density > 0.75));
             let negative = weight < 0.0 && weight + score < 0.0;
@@ -1390,8 +1389,7 @@ fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
     // Per class: elements carrying it, and text in its outermost elements (a class nested in
     // itself counts its text once). A depth-first walk with enter and leave events keeps the
     // classes open on the path from the body.
-    let mut count: HashMap<&str, usize> = HashMap::new();
-    let mut outer_text: HashMap<&str, usize> = HashMap::new();
+    let mut carried: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut open: HashMap<&str, usize> = HashMap::new();
     let mut stack = vec![(body, true)];
     while let Some((index, entering)) = stack.pop() {
@@ -1403,11 +1401,12 @@ fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
         if entering {
             for class in classes {
                 let depth = open.entry(class).or_default();
+                let (count, outer_text) = carried.entry(class).or_default();
+                *count += 1;
                 if *depth == 0 {
-                    *outer_text.entry(class).or_default() += node.text_len;
+                    *outer_text += node.text_len;
                 }
                 *depth += 1;
-                *count.entry(class).or_default() += 1;
             }
             stack.push((index, false));
             stack.extend(node.children.iter().rev().map(|&c| (c, true)));
@@ -1419,9 +1418,11 @@ fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
             }
         }
     }
-    outer_text
+    carried
         .into_iter()
-        .filter(|(class, text)| count[class] >= 3 && text * 2 >= total && !has_word(class, PARAGRAPHED_CHROME_WORDS))
+        .filter(|(class, (count, outer_text))| {
+            *count >= 3 && outer_text * 2 >= total && !has_word(class, PARAGRAPHED_CHROME_WORDS)
+        })
         .map(|(class, _)| class.to_string())
         .collect()
 }
@@ -1872,7 +1873,7 @@ impl Page {
             .flat_map(|&root| arena.subtree(root))
             .find(|&i| arena.nodes[i].tag == "h1" && !dropped[i] && !arena.nodes[i].skip);
         if let Some(heading) = first_heading
-            && page_titles(dom, arena).iter().any(|t| same_title(&arena.plain_text(heading), t))
+            && page_titles(dom, arena, &title).iter().any(|t| same_title(&arena.plain_text(heading), t))
         {
             dropped[heading] = true;
         }
@@ -1961,12 +1962,15 @@ fn document_title<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> String {
         .unwrap_or_default()
 }
 
-/// Every title the page gives itself: its headline in JSON-LD, its social-card and Dublin Core
-/// titles and its `<title>` (cleaned of the site's name). Sites word them differently ("Sweden drops Assange rape investigation" for the
-/// card, "Julian Assange: Sweden drops rape investigation" for the page).
-fn page_titles<D: Dom>(dom: &D, arena: &Arena<D::Node>) -> Vec<String> {
+/// Every title the page gives itself: the one the observation reports ([`document_title`]),
+/// and beside it its headline in JSON-LD, its social-card and Dublin Core titles and its
+/// `<title>` (cleaned of the site's name). Sites word them differently ("Sweden drops Assange
+/// rape investigation" for the card, "Julian Assange: Sweden drops rape investigation" for the
+/// page).
+fn page_titles<D: Dom>(dom: &D, arena: &Arena<D::Node>, reported: &str) -> Vec<String> {
     let document = cleaned_document_title(arena);
     let mut titles: Vec<String> = [
+        Some(reported.to_string()),
         json_ld_headline(arena, &document),
         meta_content(dom, arena, &["og:title"]),
         meta_content(dom, arena, &["twitter:title"]),
