@@ -19,6 +19,12 @@ fn observe_fixture(name: &str, options: &ObserveOptions) -> Observation {
     observe_html(&fixture(name), "https://site.example/page", options)
 }
 
+/// The blocks `block(1)` to `block(count)`, one after another: a page's repeated paragraphs,
+/// cards or entries.
+fn numbered(count: u32, block: impl Fn(u32) -> String) -> String {
+    (1..=count).map(block).collect()
+}
+
 #[test]
 fn article_text_has_structure_prefixes_and_no_chrome() {
     let o = observe_fixture("article.html", &ObserveOptions::default());
@@ -408,14 +414,12 @@ fn commas_all_over_the_page_do_not_make_the_whole_page_the_content() {
              bridge and why the vote took three evenings.</p>"
         )
     };
-    let teasers: String = (1..=20)
-        .map(|n| {
-            format!(
-                "<div class=\"teaser\"><h3><a href=\"/s/{n}\">Story {n}: markets, oil, gold, and bonds, \
-                 in one list</a></h3><span>By Staff, Wire, Desk</span></div>"
-            )
-        })
-        .collect();
+    let teasers = numbered(20, |n| {
+        format!(
+            "<div class=\"teaser\"><h3><a href=\"/s/{n}\">Story {n}: markets, oil, gold, and bonds, \
+             in one list</a></h3><span>By Staff, Wire, Desk</span></div>"
+        )
+    });
     let page = format!(
         "<html><body><div class=\"wrap\"><div class=\"story\"><h1>Bridge vote</h1>{}{}{}</div>\
          <div class=\"list\">{teasers}</div></div></body></html>",
@@ -467,16 +471,14 @@ fn an_article_spread_over_containers_is_read_whole_and_story_teasers_stay_out() 
              spring, after two years of work and one long winter.</p>"
         )
     };
-    let first: String = (1..=3).map(|n| paragraph("First", n)).collect();
-    let rest: String = (1..=4).map(|n| paragraph("Later", n)).collect();
-    let teasers: String = (1..=8)
-        .map(|n| {
-            format!(
-                "<div class=\"card\"><h3><a href=\"/story/{n}\">Other story {n}</a></h3><p>Excerpt of other \
-                 story {n}, a long teaser sentence that runs on for a while to look like a paragraph.</p></div>"
-            )
-        })
-        .collect();
+    let first = numbered(3, |n| paragraph("First", n));
+    let rest = numbered(4, |n| paragraph("Later", n));
+    let teasers = numbered(8, |n| {
+        format!(
+            "<div class=\"card\"><h3><a href=\"/story/{n}\">Other story {n}</a></h3><p>Excerpt of other \
+             story {n}, a long teaser sentence that runs on for a while to look like a paragraph.</p></div>"
+        )
+    });
     let page = format!(
         "<html><body><div class=\"page\"><div class=\"top\"><div class=\"col\"><h1>The pier</h1>\
          <div class=\"article-body\">{first}</div></div></div>\
@@ -499,7 +501,7 @@ fn utility_classes_of_a_css_framework_are_no_sign_of_chrome() {
              from a branch to a preview URL</div></div>"
         )
     };
-    let cards: String = (1..=8).map(card).collect();
+    let cards = numbered(8, card);
     let page = format!(
         "<html><body><nav><a href=\"/\">Home</a></nav><main class=\"page-root\">\
          <section class=\"grid md:grid-cols-2\"><div class=\"relative overflow-hidden md:hidden lg:flex\"><h1>Ship faster</h1>\
@@ -526,7 +528,7 @@ fn customer_reviews_are_not_the_product_description() {
              held up well for months of daily use, although the lid squeaks a little.</p></div>"
         )
     };
-    let reviews: String = (1..=2).map(review).collect();
+    let reviews = numbered(2, review);
     let page = format!(
         "<html><body><main><div class=\"product\"><h1>Steel Tumbler 20 oz</h1><div class=\"price\">$35.00</div>\
          <p>A double-wall vacuum insulated tumbler that keeps cold drinks cold and hot \
@@ -555,9 +557,9 @@ fn a_box_named_like_chrome_that_holds_paragraphs_is_read_and_comments_are_not() 
              says which suits a freelancer with one or two clients.</p>"
         )
     };
-    let body: String = (1..=4).map(|n| paragraph("Body", n)).collect();
-    let faq: String = (1..=5).map(|n| paragraph("Answer", n)).collect();
-    let comments: String = (1..=5).map(|n| paragraph("Comment", n)).collect();
+    let body = numbered(4, |n| paragraph("Body", n));
+    let faq = numbered(5, |n| paragraph("Answer", n));
+    let comments = numbered(5, |n| paragraph("Comment", n));
     let page = format!(
         "<html><body><div class=\"wrap\"><div class=\"entry\"><h1>Accounting software for freelancers</h1>{body}\
          <div class=\"kt-accordion-wrap kt-pane-header-alignment-left\"><h2>FAQ</h2>{faq}</div></div>\
@@ -579,7 +581,7 @@ fn a_page_builder_class_around_most_of_the_text_is_no_chrome_word() {
              let the assistant track who is where.</p></div>"
         )
     };
-    let blocks: String = (1..=8).map(block).collect();
+    let blocks = numbered(8, block);
     let page = format!(
         "<html><body><header><a href=\"/\">Blog</a></header><div class=\"site\"><h1>Room presence</h1>{blocks}\
          <div class=\"builder-widget-container\"><div class=\"share-buttons\"><a href=\"/x\">Share on X</a> \
@@ -596,22 +598,18 @@ fn a_page_builder_class_around_most_of_the_text_is_no_chrome_word() {
 fn the_entries_of_a_list_with_snippets_are_not_link_clutter() {
     // A section page: an introduction, then entries of a linked title and a short snippet of
     // plain text. Each entry is mostly link text, but its snippet is the page's own.
-    let intro: String = (1..=8)
-        .map(|n| {
-            format!(
-                "<p>Introduction {n}: this section gathers the week's science reporting, from the labs to \
-                 the field, with the stories our editors thought worth your time.</p>"
-            )
-        })
-        .collect();
-    let entries: String = (1..=6)
-        .map(|n| {
-            format!(
-                "<div class=\"item\"><h3><a href=\"/story/{n}\">Telescope finds water vapour on a distant moon, story {n}</a></h3>\
-                 <span>Snippet {n}: the plume rose 200 km.</span></div>"
-            )
-        })
-        .collect();
+    let intro = numbered(8, |n| {
+        format!(
+            "<p>Introduction {n}: this section gathers the week's science reporting, from the labs to \
+             the field, with the stories our editors thought worth your time.</p>"
+        )
+    });
+    let entries = numbered(6, |n| {
+        format!(
+            "<div class=\"item\"><h3><a href=\"/story/{n}\">Telescope finds water vapour on a distant moon, story {n}</a></h3>\
+             <span>Snippet {n}: the plume rose 200 km.</span></div>"
+        )
+    });
     let page = format!(
         "<html><body><nav><a href=\"/\">Home</a></nav><main><h1>Science</h1>{intro}<div class=\"list\">{entries}</div>\
          </main></body></html>"
@@ -627,14 +625,12 @@ fn the_entries_of_a_list_with_snippets_are_not_link_clutter() {
 fn the_heading_is_left_out_when_it_repeats_any_of_the_pages_titles() {
     // The social card's title (which the observation's title is taken from) is worded
     // differently from the page's <title> and its heading: the heading is still the title.
-    let paragraphs: String = (1..=4)
-        .map(|n| {
-            format!(
-                "<p>Paragraph {n}: prosecutors said the case could no longer be pursued because witnesses' \
-                 memories had faded over the years.</p>"
-            )
-        })
-        .collect();
+    let paragraphs = numbered(4, |n| {
+        format!(
+            "<p>Paragraph {n}: prosecutors said the case could no longer be pursued because witnesses' \
+             memories had faded over the years.</p>"
+        )
+    });
     let page = format!(
         "<html><head><title>Julian Assange: Sweden drops rape investigation - World News</title>\
          <meta property=\"og:title\" content=\"Sweden drops Assange rape investigation\"></head>\
@@ -649,22 +645,18 @@ fn the_heading_is_left_out_when_it_repeats_any_of_the_pages_titles() {
 #[test]
 fn a_related_stories_block_under_a_label_that_is_not_a_heading_stays_out() {
     // The block of other stories after the article opens with a styled <div>, not a heading.
-    let paragraphs: String = (1..=5)
-        .map(|n| {
-            format!(
-                "<p>Paragraph {n}: the doctors traced the man's cough to the feathers of his new duvet and \
-                 pillows, which he had bought a few months before.</p>"
-            )
-        })
-        .collect();
-    let stories: String = (1..=4)
-        .map(|n| {
-            format!(
-                "<div class=\"story\"><a href=\"/s/{n}\">Other story number {n}</a><p>A teaser of the other \
-                 story, long enough to read like a paragraph of the page, about a medical mystery {n}.</p></div>"
-            )
-        })
-        .collect();
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the doctors traced the man's cough to the feathers of his new duvet and \
+             pillows, which he had bought a few months before.</p>"
+        )
+    });
+    let stories = numbered(4, |n| {
+        format!(
+            "<div class=\"story\"><a href=\"/s/{n}\">Other story number {n}</a><p>A teaser of the other \
+             story, long enough to read like a paragraph of the page, about a medical mystery {n}.</p></div>"
+        )
+    });
     let page = format!(
         "<html><body><div class=\"post\"><h1>Feather duvet lung</h1>{paragraphs}\
          <div class=\"recirc\"><div class=\"label\">More Great Stories</div>{stories}</div></div></body></html>"
@@ -678,21 +670,17 @@ fn a_related_stories_block_under_a_label_that_is_not_a_heading_stays_out() {
 fn a_landing_page_of_one_sentence_sections_is_read_whole() {
     // A service page: an overview in two paragraphs, then ten feature sections of one short
     // sentence each. The sentences are the page's text as much as the overview is.
-    let overview: String = (1..=2)
-        .map(|n| {
-            format!(
-                "<p>Overview {n}: our accountants handle your books, payroll, and taxes, so you can spend \
-                 your week on customers, hiring, and the product instead of paperwork.</p>"
-            )
-        })
-        .collect();
-    let features: String = (1..=10)
-        .map(|n| {
-            format!(
-                "<section class=\"feature\"><h3>Feature {n}</h3><p>Feature {n} closes your month in one day, with receipts matched.</p></section>"
-            )
-        })
-        .collect();
+    let overview = numbered(2, |n| {
+        format!(
+            "<p>Overview {n}: our accountants handle your books, payroll, and taxes, so you can spend \
+             your week on customers, hiring, and the product instead of paperwork.</p>"
+        )
+    });
+    let features = numbered(10, |n| {
+        format!(
+            "<section class=\"feature\"><h3>Feature {n}</h3><p>Feature {n} closes your month in one day, with receipts matched.</p></section>"
+        )
+    });
     let page = format!(
         "<html><body><nav><a href=\"/\">Home</a> <a href=\"/pricing\">Pricing</a></nav><main>\
          <section class=\"overview\"><h1>Bookkeeping for startups</h1>{overview}</section>\
@@ -709,22 +697,18 @@ fn a_landing_page_of_one_sentence_sections_is_read_whole() {
 fn a_newsletter_box_of_paragraphs_stays_chrome_and_a_short_card_title_keeps_the_heading() {
     // A newsletter box written in paragraphs is still a newsletter box; and a card title that is
     // one word of the heading ("News") does not make the heading the page's title.
-    let story: String = (1..=8)
-        .map(|n| {
-            format!(
-                "<p>Story {n}: the council voted to rebuild the bridge over the river, and the works start \
-                 in March after three evenings of debate.</p>"
-            )
-        })
-        .collect();
-    let pitch: String = (1..=4)
-        .map(|n| {
-            format!(
-                "<p>Pitch {n}: every morning our editors pick the stories that matter to the town and send \
-                 them to your inbox before breakfast, free of charge.</p>"
-            )
-        })
-        .collect();
+    let story = numbered(8, |n| {
+        format!(
+            "<p>Story {n}: the council voted to rebuild the bridge over the river, and the works start \
+             in March after three evenings of debate.</p>"
+        )
+    });
+    let pitch = numbered(4, |n| {
+        format!(
+            "<p>Pitch {n}: every morning our editors pick the stories that matter to the town and send \
+             them to your inbox before breakfast, free of charge.</p>"
+        )
+    });
     let page = format!(
         "<html><head><title>Town Gazette - The bridge vote</title><meta name=\"twitter:title\" content=\"News\"></head><body><div class=\"page\">\
          <div class=\"story\"><h1>News from the council: the bridge</h1>{story}</div>\
@@ -740,9 +724,9 @@ fn a_newsletter_box_of_paragraphs_stays_chrome_and_a_short_card_title_keeps_the_
 fn the_heading_is_left_out_when_it_repeats_the_reported_title_whatever_its_source() {
     // The observation reports the Weibo page title (the <title> says something else): the
     // heading that repeats it is the title, whichever source the title came from.
-    let paragraphs: String = (1..=4)
-        .map(|n| format!("<p>Paragraph {n}: the new line opens next spring with twelve stations along the river.</p>"))
-        .collect();
+    let paragraphs = numbered(4, |n| {
+        format!("<p>Paragraph {n}: the new line opens next spring with twelve stations along the river.</p>")
+    });
     let page = format!(
         "<html><head><title>Morning edition of the City Daily newspaper</title><meta name=\"weibo:webpage:title\" content=\"Metro line opens next spring\"></head>\
          <body><div class=\"story\"><h1>Metro line opens next spring</h1>{paragraphs}</div></body></html>"
