@@ -736,3 +736,72 @@ fn the_heading_is_left_out_when_it_repeats_the_reported_title_whatever_its_sourc
     assert!(o.text.contains("Paragraph 4:"), "{}", o.text);
     assert!(!o.text.contains("H1: Metro line"), "the title was read twice:\n{}", o.text);
 }
+
+#[test]
+fn a_declared_article_body_is_read_without_the_headline_rows_and_footer_beside_it() {
+    // A breaking-news page: rows of one class hold a label, the headline, the story (marked
+    // `itemprop="articleBody"`, its lines split by empty divs) and a ticker of other stories;
+    // the site footer below holds the page's only <p> paragraphs. The story is the content,
+    // not one row among alike rows, and the footer's paragraphs are no reason to widen.
+    let ticker = numbered(15, |n| {
+        format!(
+            "<div class=\"ticker-link\"><a href=\"/breaking/{n}\"><span>Headline {n} of the day's other news</span>\
+             <ul><li>By WIRE STAFF</li><li>11/20/2019 0{}:00 AM</li></ul></a></div>",
+            n % 10
+        )
+    });
+    let footer = numbered(4, |n| {
+        format!(
+            "<p>Footer paragraph {n}: the newspaper has been published since 1932 and is read by millions \
+             of people around the world every single day of the year.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><div class=\"rows\">\
+         <div class=\"row\"><div class=\"label\">BREAKING NEWS</div></div>\
+         <div class=\"row\"><h1>Physician stabbed during a lecture in Berlin</h1><div class=\"byline\">By STAFF</div></div>\
+         <div class=\"row\"><div itemprop=\"articleBody\">Story line one: a chief physician was stabbed to death during \
+         a lecture at a Berlin clinic on Tuesday evening, police said.<div class=\"fake-br\"></div>Story line two: a man \
+         who tried to stop the attacker was critically injured.<div class=\"fake-br\"></div>Story line three: a \
+         57-year-old suspect was arrested at the scene.</div></div>\
+         <div class=\"row\"><div class=\"ticker\">{ticker}</div></div>\
+         </div><div class=\"site-footer-wrap\">{footer}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/breaking/1", &ObserveOptions::default());
+    for line in ["Story line one:", "Story line two:", "Story line three:"] {
+        assert!(o.text.contains(line), "{line} missing:\n{}", o.text);
+    }
+    for absent in ["Headline 3 of", "Footer paragraph", "WIRE STAFF"] {
+        assert!(!o.text.contains(absent), "{absent:?} was read as the story's text:\n{}", o.text);
+    }
+}
+
+#[test]
+fn the_declared_article_body_is_the_content_without_the_extras_of_its_container() {
+    // The story's container holds, beside the declared body, an author blurb and a subscription
+    // pitch written as plain paragraphs: nothing in their tags or classes says they are not the
+    // story, but the page says where the story is.
+    let paragraphs = numbered(6, |n| {
+        format!(
+            "<p>Paragraph {n}: the allotment society planted forty new beds this spring, and the volunteers \
+             kept a careful record of what grew, what failed and what the slugs ate first.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"story\"><h2>Forty new beds</h2>\
+         <div itemprop=\"articleBody\">{paragraphs}</div>\
+         <p>Jane Doe writes about gardens for the Daily Leaf. She lives in Leeds with two cats and far too many \
+         tomato plants, and answers every letter.</p>\
+         <p>Subscribe today and save half on a year of the Daily Leaf in print and online, with the garden \
+         supplement every Saturday.</p></div></body></html>"
+    );
+    let o = observe_html(&page, "https://leaf.example/beds", &ObserveOptions::default());
+    for n in 1..=6 {
+        assert!(o.text.contains(&format!("Paragraph {n}:")), "paragraph {n} missing:\n{}", o.text);
+    }
+    for absent in ["Jane Doe writes", "Subscribe today"] {
+        assert!(!o.text.contains(absent), "{absent:?} was read as the story's text:\n{}", o.text);
+    }
+    let primary = o.primary.expect("a primary element");
+    assert!(primary.text.starts_with("Paragraph 1:"), "primary is not the declared body: {}", primary.text);
+}

@@ -205,6 +205,8 @@ struct ArenaNode<N> {
     /// Of those, characters inside links.
     link_len: usize,
     commas: usize,
+    /// Marked `itemprop="articleBody"` (schema.org microdata).
+    article_body: bool,
 }
 
 struct Arena<N> {
@@ -214,6 +216,8 @@ struct Arena<N> {
     show_noscript: bool,
     /// Class names the page puts around half of its text or more ([`builder_classes`]).
     builder_classes: HashSet<String>,
+    /// The element the page declares as its article's body ([`declared_article`]).
+    declared_article: Option<usize>,
 }
 
 /// Elements whose text a reader never sees.
@@ -251,7 +255,7 @@ impl<N: Clone> Arena<N> {
         let mut nodes: Vec<ArenaNode<N>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
-            return Arena { nodes, body: 0, show_noscript, builder_classes: HashSet::new() };
+            return Arena { nodes, body: 0, show_noscript, builder_classes: HashSet::new(), declared_article: None };
         };
         // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
         let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
@@ -307,6 +311,10 @@ impl<N: Clone> Arena<N> {
                 String::new()
             };
             let open = tag == "dialog" && dom.attribute(&node, "open").is_some();
+            let article_body = node_type == NodeType::Element
+                && dom
+                    .attribute(&node, "itemprop")
+                    .is_some_and(|v| has_word(&v.to_ascii_lowercase(), &["articlebody"]));
             let shown_noscript = show_noscript && tag == "noscript";
             let invisible = parent_invisible || hidden || (INVISIBLE_TEXT.contains(&tag.as_str()) && !shown_noscript);
             nodes.push(ArenaNode {
@@ -326,6 +334,7 @@ impl<N: Clone> Arena<N> {
                 text_len: 0,
                 link_len: 0,
                 commas: 0,
+                article_body,
             });
             if let Some(parent) = parent {
                 nodes[parent].children.push(index);
@@ -367,7 +376,8 @@ impl<N: Clone> Arena<N> {
         }
         let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
         let builder_classes = builder_classes(&nodes, body);
-        Arena { nodes, body, show_noscript, builder_classes }
+        let declared_article = declared_article(&nodes);
+        Arena { nodes, body, show_noscript, builder_classes, declared_article }
     }
 }
 
@@ -396,6 +406,11 @@ impl<N> Arena<N> {
 
     fn ancestors(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
         std::iter::successors(self.nodes[index].parent, move |&i| self.nodes[i].parent)
+    }
+
+    /// Whether `other` is `index` or inside it.
+    fn contains(&self, index: usize, other: usize) -> bool {
+        index == other || self.ancestors(other).any(|a| a == index)
     }
 
     fn has_ancestor_tag(&self, index: usize, tags: &[&str]) -> bool {
@@ -741,7 +756,17 @@ impl Page {
         let primary = pick_primary(arena, &scores, &chrome, related);
         let content_roots = related_siblings(arena, &scores, &chrome, primary);
         let content_roots = repeated_items(arena, &chrome, primary).unwrap_or(content_roots);
-        let content_roots = widen(arena, &chrome, teasers, primary, content_roots);
+        let content_roots = match arena.declared_article {
+            Some(article) if content_roots.iter().any(|&r| arena.contains(r, article)) => {
+                narrow_to_declared(arena, &chrome, article, content_roots)
+            }
+            _ => widen(arena, &chrome, teasers, primary, content_roots),
+        };
+        // Narrowed to the declared article: that is the main content element.
+        let primary = match content_roots[..] {
+            [article] if arena.declared_article == Some(article) => article,
+            _ => primary,
+        };
         let dropped = if strictness == Strictness::NoClassNamesNoClutter {
             chrome.clone()
         } else {
@@ -842,6 +867,27 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], teasers: &[bool], primary: usize,
     vec![lowest_ancestor_holding(arena, primary, &lengths, (3, 5), false)]
 }
 
+/// The content found holds the article the page declares (`itemprop="articleBody"`): that is
+/// the page's own word on where its text is, so the content is not widened to paragraphs
+/// elsewhere (a site footer's blurb), and when the declared body is half or more of it, the
+/// content is the declared body alone (without the share bar, author box and newsletter pitch
+/// the container around it holds).
+fn narrow_to_declared<N>(arena: &Arena<N>, chrome: &[bool], article: usize, roots: Vec<usize>) -> Vec<usize> {
+    let lengths = non_chrome_text(arena, chrome, false);
+    let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
+    if lengths[article] * 2 >= covered { vec![article] } else { roots }
+}
+
+/// The one element marked `itemprop="articleBody"` with 200 or more characters of visible
+/// text; none when there is none or several (a listing marking each entry's body).
+fn declared_article<N>(nodes: &[ArenaNode<N>]) -> Option<usize> {
+    let mut declared = nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= 200);
+    match (declared.next(), declared.next()) {
+        (Some((index, _)), None) => Some(index),
+        _ => None,
+    }
+}
+
 /// The lowest ancestor of `start` (below `<html>`) whose `amounts` reach `share` (numerator,
 /// denominator) of the body's; with `up_to_main`, never wider than a `<main>` (or `role=main`)
 /// on the way. The highest one reached when none does.
@@ -925,8 +971,13 @@ fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
 }
 
 /// When the primary (or a near ancestor) is one of several alike siblings holding text (the
-/// posts of a thread, the entries of a listing), the content is their parent.
+/// posts of a thread, the entries of a listing), the content is their parent; but not when the
+/// primary is or holds the article the page declares (a breaking-news story in one row of
+/// headline rows).
 fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usize) -> Option<Vec<usize>> {
+    if arena.declared_article.is_some_and(|a| arena.contains(primary, a) || arena.contains(a, primary)) {
+        return None;
+    }
     let mut current = primary;
     for _ in 0..4 {
         let parent = arena.nodes[current].parent?;
