@@ -805,3 +805,35 @@ fn the_declared_article_body_is_the_content_without_the_extras_of_its_container(
     let primary = o.primary.expect("a primary element");
     assert!(primary.text.starts_with("Paragraph 1:"), "primary is not the declared body: {}", primary.text);
 }
+
+#[test]
+fn a_ticker_of_cut_short_excerpts_beside_the_story_stays_out() {
+    // A "Breaking News" box beside the story: entries of a linked headline and a snippet cut
+    // short with "...", written as sentences like the story's own. They are other pages' text.
+    let ticker = numbered(8, |n| {
+        format!(
+            "<li><a href=\"/story/{n}\">Headline {n}: council votes on the new budget</a>\
+             <span>CITY: Excerpt {n} of another story, where the council met on Wednesday to decide how \
+             the money for the coming year would be spent, and the opposition said that it...</span></li>"
+        )
+    });
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: nearly 150 travellers returned home on Wednesday after their flights were \
+             cancelled, and many said they had lost their savings on tickets that were never refunded.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"container\">\
+         <div class=\"breaking-news\"><div class=\"breaking-title\"><b>Breaking News</b></div><ul>{ticker}</ul></div>\
+         <div class=\"main-article-content\"><h1>Travellers return home</h1>{paragraphs}</div>\
+         </div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/travellers", &ObserveOptions::default());
+    for n in 1..=5 {
+        assert!(o.text.contains(&format!("Paragraph {n}:")), "paragraph {n} missing:\n{}", o.text);
+    }
+    for absent in ["Excerpt 3 of", "Headline 3:", "Breaking News"] {
+        assert!(!o.text.contains(absent), "{absent:?} was read as the story's text:\n{}", o.text);
+    }
+}

@@ -727,15 +727,16 @@ impl Page {
     fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
         const ENOUGH: usize = 500;
         let related = related_blocks(arena);
-        let teasers = teasers(arena);
-        let first = Page::attempt(arena, Strictness::Full, &related, &teasers);
+        let excerpts = excerpts(arena);
+        let teasers = teasers(arena, &excerpts);
+        let first = Page::attempt(arena, Strictness::Full, &related, &teasers, &excerpts);
         let first_len = first.text_len(arena);
         if first_len >= ENOUGH {
             return first;
         }
         let mut best = (first_len, first);
         for strictness in [Strictness::NoClassNames, Strictness::NoClassNamesNoClutter] {
-            let page = Page::attempt(arena, strictness, &related, &teasers);
+            let page = Page::attempt(arena, strictness, &related, &teasers, &excerpts);
             let len = page.text_len(arena);
             if len >= ENOUGH {
                 return page;
@@ -748,13 +749,19 @@ impl Page {
     }
 
     /// One reading of the page at a strictness; `related` marks the related-content blocks
-    /// ([`related_blocks`]) and `teasers` the teasers of other pages ([`teasers`]), both the
-    /// same for every attempt.
-    fn attempt<N: Clone>(arena: &Arena<N>, strictness: Strictness, related: &[bool], teasers: &[bool]) -> Page {
+    /// ([`related_blocks`]), `teasers` the teasers of other pages ([`teasers`]) and `excerpts`
+    /// the cut-short excerpts among them ([`excerpts`]), all the same for every attempt.
+    fn attempt<N: Clone>(
+        arena: &Arena<N>,
+        strictness: Strictness,
+        related: &[bool],
+        teasers: &[bool],
+        excerpts: &[bool],
+    ) -> Page {
         let chrome = mark_chrome(arena, strictness != Strictness::Full);
         let scores = score_candidates(arena, &chrome);
         let primary = pick_primary(arena, &scores, &chrome, related);
-        let content_roots = related_siblings(arena, &scores, &chrome, primary);
+        let content_roots = related_siblings(arena, &scores, &chrome, excerpts, primary);
         let content_roots = repeated_items(arena, &chrome, primary).unwrap_or(content_roots);
         let content_roots = match arena.declared_article {
             Some(article) if content_roots.iter().any(|&r| arena.contains(r, article)) => {
@@ -940,10 +947,11 @@ fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[bool]) -> Vec<
     lengths
 }
 
-/// Teasers of other pages: anything inside a link (a card that is one big link), and cards
-/// (under 1,500 characters, up to four levels above the heading) whose heading is a link.
-fn teasers<N>(arena: &Arena<N>) -> Vec<bool> {
-    let mut own: Vec<bool> = arena.nodes.iter().map(|n| n.tag == "a").collect();
+/// Teasers of other pages: anything inside a link (a card that is one big link), the
+/// [`excerpts`], and cards (under 1,500 characters, up to four levels above the heading) whose
+/// heading is a link.
+fn teasers<N>(arena: &Arena<N>, excerpts: &[bool]) -> Vec<bool> {
+    let mut own: Vec<bool> = arena.nodes.iter().zip(excerpts).map(|(n, &excerpt)| n.tag == "a" || excerpt).collect();
     for (index, node) in arena.nodes.iter().enumerate() {
         if is_heading_tag(&node.tag) && node.tag != "h1" && node.text_len > 0 && arena.link_density(index) > 0.5 {
             for ancestor in arena.ancestors(index).take(4) {
@@ -952,6 +960,39 @@ fn teasers<N>(arena: &Arena<N>) -> Vec<bool> {
                 }
                 own[ancestor] = true;
             }
+        }
+    }
+    inherited(arena, &own)
+}
+
+/// Excerpts of other pages: entries of a linked title and a snippet cut short with an
+/// ellipsis, three or more side by side (a news ticker's or a story list's entries).
+fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
+    let mut own = vec![false; arena.nodes.len()];
+    let mut excerpt_parents: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (index, node) in arena.nodes.iter().enumerate() {
+        let trimmed = node.text.trim_end();
+        if !node.tag.is_empty() || node.skip || !(trimmed.ends_with("...") || trimmed.ends_with('…')) {
+            continue;
+        }
+        // The cut snippet is plain text beside the link ("Read more..." is a link's own label).
+        if arena.ancestors(index).take_while(|&a| a != arena.body).any(|a| arena.nodes[a].tag == "a") {
+            continue;
+        }
+        if let Some(entry) = arena.ancestors(index).take(3).find(|&a| {
+            let n = &arena.nodes[a];
+            n.link_len >= 10 && n.text_len < 600
+        }) && let Some(parent) = arena.nodes[entry].parent
+        {
+            let entries = excerpt_parents.entry(parent).or_default();
+            if !entries.contains(&entry) {
+                entries.push(entry);
+            }
+        }
+    }
+    for entries in excerpt_parents.into_values().filter(|e| e.len() >= 3) {
+        for entry in entries {
+            own[entry] = true;
         }
     }
     inherited(arena, &own)
@@ -1688,7 +1729,16 @@ fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[boo
     top
 }
 
-fn related_siblings<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[bool], primary: usize) -> Vec<usize> {
+/// The primary and those of its siblings that belong to the content: scored near it (with a
+/// bonus for sharing its class), or paragraphs of prose; never chrome, and never a block made
+/// mostly of excerpts of other pages (a "Breaking news" ticker beside the story).
+fn related_siblings<N>(
+    arena: &Arena<N>,
+    scores: &HashMap<usize, f64>,
+    chrome: &[bool],
+    excerpts: &[bool],
+    primary: usize,
+) -> Vec<usize> {
     let Some(parent) = arena.nodes[primary].parent else { return vec![primary] };
     let top_score = scores.get(&primary).copied().unwrap_or(0.0);
     let threshold = (top_score * 0.2).max(10.0);
@@ -1703,6 +1753,15 @@ fn related_siblings<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &
             }
             let node = &arena.nodes[sibling];
             if node.skip || node.tag.is_empty() || chrome[sibling] {
+                return false;
+            }
+            let excerpt_text: usize = arena
+                .subtree(sibling)
+                .into_iter()
+                .filter(|&i| excerpts[i] && arena.nodes[i].tag.is_empty() && !arena.nodes[i].skip)
+                .map(|i| collapsed_len(&arena.nodes[i].text))
+                .sum();
+            if excerpt_text * 2 >= node.text_len && !excerpts[primary] {
                 return false;
             }
             let mut bonus = 0.0;
