@@ -837,3 +837,48 @@ fn a_ticker_of_cut_short_excerpts_beside_the_story_stays_out() {
         assert!(!o.text.contains(absent), "{absent:?} was read as the story's text:\n{}", o.text);
     }
 }
+
+#[test]
+fn variants_of_a_page_builder_class_are_no_chrome_words_unless_they_name_chrome() {
+    // Every block is an "elementor-widget"; its kind is a variant of that class. Icon and image
+    // boxes are the service's features ("widget" in them is the builder's word); a nav menu is a
+    // menu. Each kind holds under half of the text, so no kind is a builder class of its own.
+    let widget = |kind: &str, inner: &str| {
+        format!(
+            "<div class=\"elementor-widget elementor-widget-{kind}\"><div class=\"elementor-widget-container\">{inner}</div></div>"
+        )
+    };
+    let feature = |kind: &str, n: u32| {
+        widget(
+            kind,
+            &format!(
+                "<h3>Feature {n}</h3><p>Feature {n} text: our writers rebuild your resume around the results you \
+                 delivered, a recruiter reviews it, and you get two rounds of changes before you send it anywhere.</p>"
+            ),
+        )
+    };
+    let icon_boxes = numbered(5, |n| feature("icon-box", n));
+    let image_boxes = numbered(5, |n| feature("image-box", n + 5));
+    let intro = widget(
+        "text-editor",
+        &numbered(3, |n| {
+            format!(
+                "<p>Professional resume writing, part {n}: for every stage of a career, from the first job to \
+                 the boardroom, with a recruiter's review included in every package.</p>"
+            )
+        }),
+    );
+    let menu = widget(
+        "nav-menu",
+        "<ul><li><a href=\"/\">Home</a></li><li><a href=\"/pricing\">Pricing plans</a></li>\
+         <li><a href=\"/blog\">Career blog</a></li><li><a href=\"/contact\">Contact us</a></li></ul>",
+    );
+    let page =
+        format!("<html><body><div class=\"elementor\">{menu}{intro}{icon_boxes}{image_boxes}</div></body></html>");
+    let o = observe_html(&page, "https://resumes.example/services", &ObserveOptions::default());
+    assert!(o.text.contains("Professional resume writing, part 3:"), "{}", o.text);
+    for n in 1..=10 {
+        assert!(o.text.contains(&format!("Feature {n} text:")), "feature {n} missing:\n{}", o.text);
+    }
+    assert!(!o.text.contains("Pricing plans"), "the menu was read as text:\n{}", o.text);
+}
