@@ -882,3 +882,33 @@ fn variants_of_a_page_builder_class_are_no_chrome_words_unless_they_name_chrome(
     }
     assert!(!o.text.contains("Pricing plans"), "the menu was read as text:\n{}", o.text);
 }
+
+#[test]
+fn a_service_page_whose_main_section_holds_most_but_not_all_paragraphs_is_read_whole() {
+    // The first section holds three fifths of the page's paragraphs; the sections after it (how
+    // it works, pricing), rows of their own class nested as deep, are the same page's text.
+    let section = |name: &str, count: u32| {
+        let paragraphs = numbered(count, |n| {
+            format!(
+                "<p>{name} paragraph {n}: a tutor works through the week's homework with your child, one to \
+                 one, and writes you a short note on what went well and what needs practice.</p>"
+            )
+        });
+        let class = name.to_lowercase().replace(' ', "-");
+        format!(
+            "<div class=\"row {class}-row\"><div class=\"column\"><div class=\"wrapper\"><div class=\"text-column\">\
+             <div class=\"inner\"><h2>{name}</h2>{paragraphs}</div></div></div></div></div>"
+        )
+    };
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a> <a href=\"/tutors\">Tutors</a></nav><div class=\"page\">{}{}{}</div>\
+         </body></html>",
+        section("Overview", 6),
+        section("How it works", 2),
+        section("Pricing", 2)
+    );
+    let o = observe_html(&page, "https://tutors.example/math", &ObserveOptions::default());
+    for name in ["Overview", "How it works", "Pricing"] {
+        assert!(o.text.contains(&format!("{name} paragraph 2:")), "{name} missing:\n{}", o.text);
+    }
+}

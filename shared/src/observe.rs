@@ -857,7 +857,8 @@ fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool], outside_links: bool) ->
 
 /// Widens the content found when it is only part of the page's own text:
 ///
-/// - When it holds under half of the page's paragraphs (outside chrome and teasers), the text
+/// - When it holds under two thirds of the page's paragraphs (outside chrome and teasers;
+///   measured against a half: WCXB +2.8 page points, Zyte unchanged), the text
 ///   is spread over several containers (an article continued below a table, the posts of a
 ///   thread beside an AI summary, the sections of a service page or an FAQ): the content is the
 ///   lowest ancestor holding 80% of them, never wider than the page's `<main>`.
@@ -874,7 +875,7 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], teasers: &[bool], primary: usize,
     let paragraphs = own_paragraphs(arena, chrome, teasers);
     let page_paragraphs = paragraphs[arena.body];
     let covered_paragraphs: usize = roots.iter().map(|&r| paragraphs[r]).sum();
-    if page_paragraphs >= 500 && covered_paragraphs * 2 < page_paragraphs {
+    if page_paragraphs >= 500 && covered_paragraphs * 3 < page_paragraphs * 2 {
         return vec![lowest_ancestor_holding(arena, primary, &paragraphs, (4, 5), true)];
     }
     if covered * 4 >= total {
