@@ -912,3 +912,31 @@ fn a_service_page_whose_main_section_holds_most_but_not_all_paragraphs_is_read_w
         assert!(o.text.contains(&format!("{name} paragraph 2:")), "{name} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn a_block_headed_more_of_some_kind_of_stories_stays_out() {
+    // "More Blog Stories", "More Tech News": the heading names the stories' kind between "More"
+    // and the word for stories.
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the next laptop is expected to switch to the scissor keyboard that the larger \
+             model introduced this week, according to a note from an analyst.</p>"
+        )
+    });
+    let stories = numbered(6, |n| {
+        format!(
+            "<div class=\"story\"><a href=\"/blog/{n}\">Blog story number {n}: a case review</a><p>A teaser of \
+             the other story, long enough to read like a paragraph of the page, about accessory {n}.</p></div>"
+        )
+    });
+    for heading in ["More Blog Stories", "More Tech News"] {
+        let page = format!(
+            "<html><body><div class=\"content\"><h1>The scissor keyboard</h1>{paragraphs}\
+             <div class=\"more\"><h2>{heading}</h2>{stories}</div></div></body></html>"
+        );
+        let o = observe_html(&page, "https://blog.example/keyboard", &ObserveOptions::default());
+        assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
+        assert!(!o.text.contains(heading), "{heading:?} was read:\n{}", o.text);
+        assert!(!o.text.contains("Blog story number"), "the stories under {heading:?} were read:\n{}", o.text);
+    }
+}

@@ -1295,6 +1295,17 @@ fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> bool {
     RELATED_HEADINGS
         .iter()
         .any(|h| text.starts_with(h) && (is_heading || text.chars().count() <= h.chars().count() + 25))
+        || (is_heading && names_more_stories(text))
+}
+
+/// "More blog stories", "More tech news", "More world headlines": "more", at most two words,
+/// then a word for stories.
+fn names_more_stories(text: &str) -> bool {
+    const STORIES: &[&str] = &["stories", "news", "articles", "posts", "headlines", "videos"];
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.len() <= 4
+        && words.first() == Some(&"more")
+        && words.last().is_some_and(|w| STORIES.contains(&w.trim_end_matches([':', '.'])))
 }
 
 /// Containers that open with a related-content heading, and everything inside them.
