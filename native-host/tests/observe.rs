@@ -940,3 +940,25 @@ fn a_block_headed_more_of_some_kind_of_stories_stays_out() {
         assert!(!o.text.contains("Blog story number"), "the stories under {heading:?} were read:\n{}", o.text);
     }
 }
+
+#[test]
+fn the_pages_rel_tag_links_are_left_out_and_prose_linking_tags_stays() {
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the season opens in March at Interlagos and closes there in December, with \
+             twelve rounds in between and two dates still to be announced.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><div class=\"post\"><h1>Calendar</h1>{paragraphs}\
+         <p>Prose with tags: this year's <a rel=\"tag\" href=\"/tag/calendar\">calendar</a> and the \
+         <a rel=\"tag\" href=\"/tag/million\">million race</a> are both in this paragraph of the story itself.</p>\
+         <strong>Tags<br><a rel=\"tag\" href=\"/tag/stock-car-2018\">stock car 2018</a>, \
+         <a rel=\"tag\" href=\"/tag/interlagos\">interlagos</a>, <a rel=\"tag\" href=\"/tag/cascavel\">cascavel</a></strong>\
+         </div></body></html>"
+    );
+    let o = observe_html(&page, "https://racing.example/calendar", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
+    assert!(o.text.contains("Prose with tags: this year's calendar and the million race"), "{}", o.text);
+    assert!(!o.text.contains("stock car 2018"), "the tag links were read:\n{}", o.text);
+}

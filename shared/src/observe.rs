@@ -207,6 +207,8 @@ struct ArenaNode<N> {
     commas: usize,
     /// Marked `itemprop="articleBody"` (schema.org microdata).
     article_body: bool,
+    /// A link marked `rel="tag"`: to a tag the author gave the page.
+    tag_link: bool,
 }
 
 struct Arena<N> {
@@ -311,6 +313,10 @@ impl<N: Clone> Arena<N> {
                 String::new()
             };
             let open = tag == "dialog" && dom.attribute(&node, "open").is_some();
+            let tag_link = tag == "a"
+                && dom
+                    .attribute(&node, "rel")
+                    .is_some_and(|v| v.to_ascii_lowercase().split_whitespace().any(|r| r == "tag"));
             let article_body = node_type == NodeType::Element
                 && dom
                     .attribute(&node, "itemprop")
@@ -335,6 +341,7 @@ impl<N: Clone> Arena<N> {
                 link_len: 0,
                 commas: 0,
                 article_body,
+                tag_link,
             });
             if let Some(parent) = parent {
                 nodes[parent].children.push(index);
@@ -1124,6 +1131,16 @@ fn drop_clutter<N>(
                 continue;
             }
             if index == root || node.skip || dropped[index] {
+                continue;
+            }
+            // The page's tags: two or more `rel="tag"` links with little else (a "Tags" label,
+            // commas). They name topics for navigation; they are not the page's text.
+            if node.text_len < 600 && {
+                let tags: Vec<usize> = node.children.iter().copied().filter(|&c| arena.nodes[c].tag_link).collect();
+                let tag_text: usize = tags.iter().map(|&c| arena.nodes[c].text_len).sum();
+                tags.len() >= 2 && node.text_len <= tag_text + 40
+            } {
+                dropped[index] = true;
                 continue;
             }
             // A photo credit, or a control's label left in the text ("Advertisement", "Share",
