@@ -962,3 +962,32 @@ fn the_pages_rel_tag_links_are_left_out_and_prose_linking_tags_stays() {
     assert!(o.text.contains("Prose with tags: this year's calendar and the million race"), "{}", o.text);
     assert!(!o.text.contains("stock car 2018"), "the tag links were read:\n{}", o.text);
 }
+
+#[test]
+fn embedded_posts_the_story_quotes_are_read_and_share_buttons_are_not() {
+    let paragraph = |n: u32| {
+        format!(
+            "<p>Paragraph {n}: the state's new campaign against the drug drew more attention online than \
+             its makers had planned, and not the kind they had hoped for.</p>"
+        )
+    };
+    let tweet = |n: u32| {
+        format!(
+            "<div class=\"social-media-embed\"><blockquote class=\"twitter-tweet\"><p>Tweet {n}: yes this is \
+             real and yes the state spent half a million on it <a href=\"https://t.co/x{n}\">https://t.co/x{n}</a></p>\
+             — Someone (@someone{n}) <a href=\"https://twitter.com/someone/status/{n}\">November 18, 2019</a></blockquote></div>"
+        )
+    };
+    let body = numbered(4, |n| format!("{}{}", paragraph(n), tweet(n)));
+    let page = format!(
+        "<html><body><div class=\"article\"><h1>Meth. We're on it.</h1>{body}\
+         <div class=\"social-share\"><a href=\"/share/fb\">Share on Facebook</a> <a href=\"/share/x\">Share on X</a></div>\
+         </div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/campaign", &ObserveOptions::default());
+    for n in 1..=4 {
+        assert!(o.text.contains(&format!("Paragraph {n}:")), "paragraph {n} missing:\n{}", o.text);
+        assert!(o.text.contains(&format!("Tweet {n}: yes this is real")), "tweet {n} missing:\n{}", o.text);
+    }
+    assert!(!o.text.contains("Share on Facebook"), "the share buttons were read:\n{}", o.text);
+}

@@ -220,6 +220,8 @@ struct Arena<N> {
     builder_classes: HashSet<String>,
     /// The element the page declares as its article's body ([`declared_article`]).
     declared_article: Option<usize>,
+    /// Embedded social posts and their wrappers ([`embedded_posts`]).
+    embeds: Vec<bool>,
 }
 
 /// Elements whose text a reader never sees.
@@ -257,7 +259,14 @@ impl<N: Clone> Arena<N> {
         let mut nodes: Vec<ArenaNode<N>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
-            return Arena { nodes, body: 0, show_noscript, builder_classes: HashSet::new(), declared_article: None };
+            return Arena {
+                nodes,
+                body: 0,
+                show_noscript,
+                builder_classes: HashSet::new(),
+                declared_article: None,
+                embeds: Vec::new(),
+            };
         };
         // (dom node, parent index, depth, parent skipped, parent hidden, parent invisible)
         let mut stack = vec![(root, None::<usize>, 0usize, false, false, false)];
@@ -384,7 +393,8 @@ impl<N: Clone> Arena<N> {
         let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
         let builder_classes = builder_classes(&nodes, body);
         let declared_article = declared_article(&nodes);
-        Arena { nodes, body, show_noscript, builder_classes, declared_article }
+        let embeds = embedded_posts(&nodes);
+        Arena { nodes, body, show_noscript, builder_classes, declared_article, embeds }
     }
 }
 
@@ -1185,7 +1195,7 @@ fn drop_clutter<N>(
             let score = scores.get(&index).copied().unwrap_or(0.0);
             let entries = is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= 4;
             let link_list = !card_page && !entries && ((weight < 25.0 && density > 0.5) || (density > 0.75));
-            let negative = weight < 0.0 && weight + score < 0.0;
+            let negative = weight < 0.0 && weight + score < 0.0 && !arena.embeds[index];
             if link_list || negative {
                 dropped[index] = true;
             }
@@ -1481,7 +1491,9 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         let by_name = if ignore_class_names {
             has_word(&node.class_id, OVERLAY_WORDS)
         } else {
-            hint_words(arena, node).any(|t| has_word(t, CHROME_WORDS)) && !has_word(&node.class_id, CONTENT_WORDS)
+            hint_words(arena, node).any(|t| has_word(t, CHROME_WORDS))
+                && !has_word(&node.class_id, CONTENT_WORDS)
+                && !arena.embeds[i]
         };
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
         // page's paragraphs is the page (site builders wrap everything in such classes).
@@ -1513,6 +1525,28 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         chrome[i] = (by_tag || by_role || by_name) && !holds_the_content;
     }
     chrome
+}
+
+/// Embedded social posts and the boxes wrapping them ("social-media-embed"): a tweet or an
+/// Instagram post the story quotes is its text, whatever the wrapper's name says. The
+/// embedding code gives each post a `blockquote` of a known class; a wrapper holds little more.
+fn embedded_posts<N>(nodes: &[ArenaNode<N>]) -> Vec<bool> {
+    const EMBED_CLASSES: &[&str] =
+        &["twitter-tweet", "instagram-media", "tiktok-embed", "bluesky-embed", "reddit-embed"];
+    let mut embeds = vec![false; nodes.len()];
+    for (index, node) in nodes.iter().enumerate() {
+        if node.tag != "blockquote" || node.skip || !has_word(&node.class, EMBED_CLASSES) {
+            continue;
+        }
+        embeds[index] = true;
+        for ancestor in std::iter::successors(node.parent, |&a| nodes[a].parent) {
+            if nodes[ancestor].text_len > node.text_len * 2 + 100 {
+                break;
+            }
+            embeds[ancestor] = true;
+        }
+    }
+    embeds
 }
 
 /// The class names of a page builder or design system: classes on three or more elements whose
