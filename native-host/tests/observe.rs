@@ -873,14 +873,22 @@ fn variants_of_a_page_builder_class_are_no_chrome_words_unless_they_name_chrome(
         "<ul><li><a href=\"/\">Home</a></li><li><a href=\"/pricing\">Pricing plans</a></li>\
          <li><a href=\"/blog\">Career blog</a></li><li><a href=\"/contact\">Contact us</a></li></ul>",
     );
-    let page =
-        format!("<html><body><div class=\"elementor\">{menu}{intro}{icon_boxes}{image_boxes}</div></body></html>");
+    // A widget whose variant names chrome stays chrome, even written as a paragraph.
+    let newsletter = widget(
+        "newsletter",
+        "<p>Resume tips in your inbox: one email a week from our writers, no spam, and you can leave the \
+         list whenever you like.</p>",
+    );
+    let page = format!(
+        "<html><body><div class=\"elementor\">{menu}{intro}{icon_boxes}{image_boxes}{newsletter}</div></body></html>"
+    );
     let o = observe_html(&page, "https://resumes.example/services", &ObserveOptions::default());
     assert!(o.text.contains("Professional resume writing, part 3:"), "{}", o.text);
     for n in 1..=10 {
         assert!(o.text.contains(&format!("Feature {n} text:")), "feature {n} missing:\n{}", o.text);
     }
     assert!(!o.text.contains("Pricing plans"), "the menu was read as text:\n{}", o.text);
+    assert!(!o.text.contains("Resume tips in your inbox"), "the newsletter box was read as text:\n{}", o.text);
 }
 
 #[test]
@@ -955,12 +963,15 @@ fn the_pages_rel_tag_links_are_left_out_and_prose_linking_tags_stays() {
          <a rel=\"tag\" href=\"/tag/million\">million race</a> are both in this paragraph of the story itself.</p>\
          <strong>Tags<br><a rel=\"tag\" href=\"/tag/stock-car-2018\">stock car 2018</a>, \
          <a rel=\"tag\" href=\"/tag/interlagos\">interlagos</a>, <a rel=\"tag\" href=\"/tag/cascavel\">cascavel</a></strong>\
+         <ul class=\"post-topics\"><li><a rel=\"tag\" href=\"/tag/motorsport\">motorsport season</a></li>\
+         <li><a rel=\"tag\" href=\"/tag/brazil\">brazil</a></li><li><a rel=\"tag\" href=\"/tag/velopark\">velopark</a></li></ul>\
          </div></body></html>"
     );
     let o = observe_html(&page, "https://racing.example/calendar", &ObserveOptions::default());
     assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
     assert!(o.text.contains("Prose with tags: this year's calendar and the million race"), "{}", o.text);
     assert!(!o.text.contains("stock car 2018"), "the tag links were read:\n{}", o.text);
+    assert!(!o.text.contains("motorsport season"), "the tag list was read:\n{}", o.text);
 }
 
 #[test]
@@ -990,4 +1001,30 @@ fn embedded_posts_the_story_quotes_are_read_and_share_buttons_are_not() {
         assert!(o.text.contains(&format!("Tweet {n}: yes this is real")), "tweet {n} missing:\n{}", o.text);
     }
     assert!(!o.text.contains("Share on Facebook"), "the share buttons were read:\n{}", o.text);
+}
+
+#[test]
+fn paragraphs_with_a_link_inside_that_end_in_an_ellipsis_are_no_excerpts() {
+    // The story continues in a second box whose paragraphs each quote an interview through a
+    // link and trail off with "…": they open with the story's own words, not a linked title.
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the minister said the plan, which was agreed on Monday after weeks of talks, \
+             would cut waiting times, raise pay, and keep clinics open at night.</p>"
+        )
+    });
+    let quoted = numbered(3, |n| {
+        format!(
+            "<p>Quoted {n}: as the minister told <a href=\"/interview/{n}\">an interview with this paper last \
+             week</a>, the plan is, in her words, only the start of something larger, and of a longer, harder road…</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"page\"><div class=\"story-top\"><h1>The plan</h1>\
+         {paragraphs}</div><div class=\"story-more\">{quoted}</div></div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/plan", &ObserveOptions::default());
+    for n in 1..=3 {
+        assert!(o.text.contains(&format!("Quoted {n}:")), "quoted paragraph {n} missing:\n{}", o.text);
+    }
 }

@@ -325,11 +325,11 @@ impl<N: Clone> Arena<N> {
             let tag_link = tag == "a"
                 && dom
                     .attribute(&node, "rel")
-                    .is_some_and(|v| v.to_ascii_lowercase().split_whitespace().any(|r| r == "tag"));
+                    .is_some_and(|v| v.split_whitespace().any(|r| r.eq_ignore_ascii_case("tag")));
             let article_body = node_type == NodeType::Element
                 && dom
                     .attribute(&node, "itemprop")
-                    .is_some_and(|v| has_word(&v.to_ascii_lowercase(), &["articlebody"]));
+                    .is_some_and(|v| v.split_whitespace().any(|t| t.eq_ignore_ascii_case("articlebody")));
             let shown_noscript = show_noscript && tag == "noscript";
             let invisible = parent_invisible || hidden || (INVISIBLE_TEXT.contains(&tag.as_str()) && !shown_noscript);
             nodes.push(ArenaNode {
@@ -393,7 +393,7 @@ impl<N: Clone> Arena<N> {
         let body = nodes.iter().position(|n| n.tag == "body").unwrap_or(0);
         let builder_classes = builder_classes(&nodes, body);
         let declared_article = declared_article(&nodes);
-        let embeds = embedded_posts(&nodes);
+        let embeds = embedded_posts(&nodes, body);
         Arena { nodes, body, show_noscript, builder_classes, declared_article, embeds }
     }
 }
@@ -1002,11 +1002,12 @@ fn teasers<N>(arena: &Arena<N>, excerpts: &[bool]) -> Vec<bool> {
     inherited(arena, &own)
 }
 
-/// Excerpts of other pages: entries of a linked title and a snippet cut short with an
-/// ellipsis, three or more side by side (a news ticker's or a story list's entries).
+/// Excerpts of other pages: entries that open with a linked title and end in a snippet cut
+/// short with an ellipsis, three or more under one parent (a news ticker's or a story list's
+/// entries; paragraphs of an article with a link inside stay paragraphs).
 fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
     let mut own = vec![false; arena.nodes.len()];
-    let mut excerpt_parents: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut excerpt_parents: HashMap<usize, HashSet<usize>> = HashMap::new();
     for (index, node) in arena.nodes.iter().enumerate() {
         let trimmed = node.text.trim_end();
         if !node.tag.is_empty() || node.skip || !(trimmed.ends_with("...") || trimmed.ends_with('…')) {
@@ -1019,12 +1020,10 @@ fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
         if let Some(entry) = arena.ancestors(index).take(3).find(|&a| {
             let n = &arena.nodes[a];
             n.link_len >= 10 && n.text_len < 600
-        }) && let Some(parent) = arena.nodes[entry].parent
+        }) && opens_with_link(arena, entry)
+            && let Some(parent) = arena.nodes[entry].parent
         {
-            let entries = excerpt_parents.entry(parent).or_default();
-            if !entries.contains(&entry) {
-                entries.push(entry);
-            }
+            excerpt_parents.entry(parent).or_default().insert(entry);
         }
     }
     for entries in excerpt_parents.into_values().filter(|e| e.len() >= 3) {
@@ -1033,6 +1032,18 @@ fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
         }
     }
     inherited(arena, &own)
+}
+
+/// Whether the first text in `index` is link text (a linked title opening an entry).
+fn opens_with_link<N>(arena: &Arena<N>, index: usize) -> bool {
+    arena
+        .subtree(index)
+        .into_iter()
+        .find(|&i| {
+            let n = &arena.nodes[i];
+            n.tag.is_empty() && !n.skip && !n.text.trim().is_empty()
+        })
+        .is_some_and(|first| arena.ancestors(first).take_while(|&a| a != index).any(|a| arena.nodes[a].tag == "a"))
 }
 
 /// Characters in real paragraphs (a `p` of 80+ characters with few links) under a node.
@@ -1050,8 +1061,8 @@ fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
 
 /// When the primary (or a near ancestor) is one of several alike siblings holding text (the
 /// posts of a thread, the entries of a listing), the content is their parent; but not when the
-/// primary is or holds the article the page declares (a breaking-news story in one row of
-/// headline rows).
+/// primary is, holds or lies inside the article the page declares (a breaking-news story in one
+/// row of headline rows).
 fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usize) -> Option<Vec<usize>> {
     if arena.declared_article.is_some_and(|a| arena.contains(primary, a) || arena.contains(a, primary)) {
         return None;
@@ -1113,6 +1124,18 @@ fn drop_clutter<N>(
             }
         }
     }
+    // Per element, the `rel="tag"` links in it: how many, and their text.
+    let mut tag_links = vec![(0usize, 0usize); arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if node.tag_link && !node.skip {
+            tag_links[index] = (1, node.text_len);
+        }
+        if let Some(parent) = node.parent {
+            tag_links[parent].0 += tag_links[index].0;
+            tag_links[parent].1 += tag_links[index].1;
+        }
+    }
     drop_repeated_blocks(arena, roots, &mut dropped);
     for &root in roots {
         // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
@@ -1144,12 +1167,9 @@ fn drop_clutter<N>(
                 continue;
             }
             // The page's tags: two or more `rel="tag"` links with little else (a "Tags" label,
-            // commas). They name topics for navigation; they are not the page's text.
-            if node.text_len < 600 && {
-                let tags: Vec<usize> = node.children.iter().copied().filter(|&c| arena.nodes[c].tag_link).collect();
-                let tag_text: usize = tags.iter().map(|&c| arena.nodes[c].text_len).sum();
-                tags.len() >= 2 && node.text_len <= tag_text + 40
-            } {
+            // commas, list items). They name topics for navigation; they are not the page's text.
+            let (tag_count, tag_text) = tag_links[index];
+            if tag_count >= 2 && node.text_len <= tag_text + 40 + 2 * tag_count {
                 dropped[index] = true;
                 continue;
             }
@@ -1530,7 +1550,7 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
 /// Embedded social posts and the boxes wrapping them ("social-media-embed"): a tweet or an
 /// Instagram post the story quotes is its text, whatever the wrapper's name says. The
 /// embedding code gives each post a `blockquote` of a known class; a wrapper holds little more.
-fn embedded_posts<N>(nodes: &[ArenaNode<N>]) -> Vec<bool> {
+fn embedded_posts<N>(nodes: &[ArenaNode<N>], body: usize) -> Vec<bool> {
     const EMBED_CLASSES: &[&str] =
         &["twitter-tweet", "instagram-media", "tiktok-embed", "bluesky-embed", "reddit-embed"];
     let mut embeds = vec![false; nodes.len()];
@@ -1540,7 +1560,7 @@ fn embedded_posts<N>(nodes: &[ArenaNode<N>]) -> Vec<bool> {
         }
         embeds[index] = true;
         for ancestor in std::iter::successors(node.parent, |&a| nodes[a].parent) {
-            if nodes[ancestor].text_len > node.text_len * 2 + 100 {
+            if ancestor == body || nodes[ancestor].text_len > node.text_len * 2 + 100 {
                 break;
             }
             embeds[ancestor] = true;
@@ -1838,14 +1858,16 @@ fn related_siblings<N>(
             if node.skip || node.tag.is_empty() || chrome[sibling] {
                 return false;
             }
-            let excerpt_text: usize = arena
-                .subtree(sibling)
-                .into_iter()
-                .filter(|&i| excerpts[i] && arena.nodes[i].tag.is_empty() && !arena.nodes[i].skip)
-                .map(|i| collapsed_len(&arena.nodes[i].text))
-                .sum();
-            if excerpt_text * 2 >= node.text_len && !excerpts[primary] {
-                return false;
+            if !excerpts[primary] {
+                let excerpt_text: usize = arena
+                    .subtree(sibling)
+                    .into_iter()
+                    .filter(|&i| excerpts[i] && arena.nodes[i].tag.is_empty() && !arena.nodes[i].skip)
+                    .map(|i| collapsed_len(&arena.nodes[i].text))
+                    .sum();
+                if excerpt_text * 2 >= node.text_len {
+                    return false;
+                }
             }
             let mut bonus = 0.0;
             if !primary_class.is_empty() && node.class == *primary_class {
