@@ -1028,3 +1028,28 @@ fn paragraphs_with_a_link_inside_that_end_in_an_ellipsis_are_no_excerpts() {
         assert!(o.text.contains(&format!("Quoted {n}:")), "quoted paragraph {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn content_found_inside_the_declared_article_body_is_lifted_to_all_of_it() {
+    // The paragraphs score highest, but the body the page declares opens with a list of
+    // highlights: that list is the story's too.
+    let paragraphs = numbered(8, |n| {
+        format!(
+            "<p>Paragraph {n}: the president went to the hospital on Saturday for what the White House called \
+             a routine visit, and aides said he was in good health.</p>"
+        )
+    });
+    let highlights = numbered(4, |n| format!("<li>Point {n}: the visit was not on his schedule</li>"));
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><article><h1>Hospital visit</h1><div itemprop=\"articleBody\">\
+         <ul class=\"highlights\">{highlights}</ul><div class=\"zn-body\"><div class=\"l-container\">{paragraphs}</div>\
+         </div></div><div class=\"share\"><a href=\"/s\">Share</a></div></article></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/visit", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 8:"), "{}", o.text);
+    for n in 1..=4 {
+        assert!(o.text.contains(&format!("Point {n}:")), "highlight {n} missing:\n{}", o.text);
+    }
+    let primary = o.primary.expect("a primary element");
+    assert!(primary.text.starts_with("Point 1:"), "primary is not the declared body: {}", primary.text);
+}

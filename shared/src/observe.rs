@@ -803,6 +803,8 @@ impl Page {
             Some(article) if content_roots.iter().any(|&r| arena.contains(r, article)) => {
                 narrow_to_declared(arena, &chrome, article, content_roots)
             }
+            // The content found lies inside the declared article: the article is the content.
+            Some(article) if content_roots.iter().all(|&r| arena.contains(article, r)) => vec![article],
             _ => widen(arena, &chrome, teasers, primary, content_roots),
         };
         // Narrowed to the declared article: that is the main content element.
@@ -915,7 +917,8 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], teasers: &[bool], primary: usize,
 /// the page's own word on where its text is, so the content is not widened to paragraphs
 /// elsewhere (a site footer's blurb), and when the declared body is half or more of it, the
 /// content is the declared body alone (without the share bar, author box and newsletter pitch
-/// the container around it holds).
+/// the container around it holds). Content found inside the declared body is lifted to all of
+/// it (the highlights above the paragraphs) in [`Page::attempt`].
 fn narrow_to_declared<N>(arena: &Arena<N>, chrome: &[bool], article: usize, roots: Vec<usize>) -> Vec<usize> {
     let lengths = non_chrome_text(arena, chrome, false);
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
