@@ -1017,7 +1017,7 @@ fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
             continue;
         }
         // The cut snippet is plain text beside the link ("Read more..." is a link's own label).
-        if arena.ancestors(index).take_while(|&a| a != arena.body).any(|a| arena.nodes[a].tag == "a") {
+        if arena.has_ancestor_tag(index, &["a"]) {
             continue;
         }
         if let Some(entry) = arena.ancestors(index).take(3).find(|&a| {
@@ -1157,12 +1157,7 @@ fn drop_clutter<N>(
             let node = &arena.nodes[index];
             // A block headed "Related stories", "You may also like", "Leia também": teasers of
             // other pages, not this one's text.
-            if related[index]
-                && !node.skip
-                && !dropped[index]
-                && index != primary
-                && !arena.ancestors(primary).any(|a| a == index)
-            {
+            if related[index] && !node.skip && !dropped[index] && !arena.contains(index, primary) {
                 dropped[index] = true;
                 continue;
             }
@@ -1253,7 +1248,7 @@ fn drop_repeated_blocks<N>(arena: &Arena<N>, roots: &[usize], dropped: &mut [boo
         let text = arena.plain_text(index);
         match seen.get(&text) {
             // The same text in an element and one of its wrappers is one block, not two.
-            Some(&first) if !arena.ancestors(index).any(|a| a == first) => dropped[index] = true,
+            Some(&first) if !arena.contains(first, index) => dropped[index] = true,
             Some(_) => {}
             None => {
                 seen.insert(text, index);
@@ -1811,8 +1806,7 @@ fn pick_primary<N>(arena: &Arena<N>, scores: &HashMap<usize, f64>, chrome: &[boo
             if ancestor == arena.body || related[ancestor] {
                 break;
             }
-            let holding =
-                strong.iter().filter(|&&s| s == ancestor || arena.ancestors(s).any(|a| a == ancestor)).count();
+            let holding = strong.iter().filter(|&&s| arena.contains(ancestor, s)).count();
             if holding >= 2 {
                 top = ancestor;
                 break;
