@@ -1053,3 +1053,39 @@ fn content_found_inside_the_declared_article_body_is_lifted_to_all_of_it() {
     let primary = o.primary.expect("a primary element");
     assert!(primary.text.starts_with("Point 1:"), "primary is not the declared body: {}", primary.text);
 }
+
+#[test]
+fn a_link_heavy_footer_is_not_the_content_of_a_page_whose_content_is_drawn_by_scripts() {
+    // The product is drawn by a script into an empty box; what the markup holds is the site's
+    // footer: columns of links, each column long enough to pass for a paragraph.
+    let columns = numbered(4, |n| {
+        let links = numbered(6, |m| format!("<a href=\"/help/{n}/{m}\">Help topic {n}.{m}</a>, "));
+        format!("<div class=\"col\"><h5>Column {n}</h5><div class=\"links\">{links}</div></div>")
+    });
+    let page = format!(
+        "<html><head><title>Keyboard</title></head><body><div id=\"root\"></div>\
+         <footer><div class=\"site-footer\">{columns}</div></footer></body></html>"
+    );
+    let o = observe_html(&page, "https://shop.example/item/1", &ObserveOptions::default());
+    assert!(!o.text.contains("Help topic"), "the footer was read as the content:\n{}", o.text);
+}
+
+#[test]
+fn a_page_wide_form_holding_long_menus_and_the_article_is_the_page() {
+    // ASP.NET pages wrap the whole page in one <form>; its menus make most of its text links.
+    let menu = numbered(60, |n| format!("<li><a href=\"/section/{n}\">Menu section {n}</a></li>"));
+    let paragraphs = numbered(3, |n| {
+        format!(
+            "<p>Paragraph {n}: two service members were killed when their helicopter came down in the east of \
+             the country on Wednesday, officials said.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><form id=\"aspnetForm\" action=\"/news\"><ul class=\"menu\">{menu}</ul>\
+         <div class=\"story\"><h1>Helicopter crash</h1>{paragraphs}</div></form></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/crash", &ObserveOptions::default());
+    for n in 1..=3 {
+        assert!(o.text.contains(&format!("Paragraph {n}:")), "paragraph {n} missing:\n{}", o.text);
+    }
+}

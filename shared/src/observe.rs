@@ -1514,8 +1514,14 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
                 && !arena.embeds[i]
         };
         // Class names are a hint, not a verdict: a "widget" or "header" that holds most of the
-        // page's paragraphs is the page (site builders wrap everything in such classes).
-        let mut holds_the_content = page_paragraphs >= 200 && paragraphs[i] * 5 >= page_paragraphs * 2;
+        // page's paragraphs is the page (site builders wrap everything in such classes). Not
+        // when its text is mostly links: that is the footer or menu of a page whose content a
+        // script draws, which leaves the footer's link columns as its longest "paragraphs"
+        // (WCXB +6.8 page points, 6 of them on such pages, whose truth is empty). A page-wide
+        // <form> (ASP.NET) holds the page's menus too, so its links say nothing.
+        let mut holds_the_content = page_paragraphs >= 200
+            && paragraphs[i] * 5 >= page_paragraphs * 2
+            && (node.tag == "form" || arena.link_density(i) < 0.5);
         // A box only named like chrome ("pane-header-alignment", "elementor-widget-container")
         // that holds 500+ characters of paragraph text with few links is text, not a menu,
         // header or promo; but comments, reviews, related stories, consent banners and
