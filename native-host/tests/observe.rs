@@ -1089,3 +1089,24 @@ fn a_page_wide_form_holding_long_menus_and_the_article_is_the_page() {
         assert!(o.text.contains(&format!("Paragraph {n}:")), "paragraph {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn a_first_line_repeating_the_title_is_left_out_whatever_its_tag() {
+    // The headline is a styled paragraph, not an <h1>: it is still the title, which the
+    // observation carries already.
+    let paragraphs = numbered(4, |n| {
+        format!(
+            "<p>Paragraph {n}: the team found two of the five cars of the unit broken into this morning, \
+             their batteries gone and their doors damaged.</p>"
+        )
+    });
+    let page = format!(
+        "<html><head><title>Home care unit reports cars broken into</title></head><body>\
+         <nav><a href=\"/\">Home</a></nav><div class=\"col-md-9\"><p class=\"titulo\">Home care unit reports \
+         cars broken into</p>{paragraphs}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://city.example/news/1", &ObserveOptions::default());
+    assert_eq!(o.title, "Home care unit reports cars broken into");
+    assert!(!o.text.contains("Home care unit reports"), "the title is read twice:\n{}", o.text);
+    assert!(o.text.starts_with("Paragraph 1:"), "{}", o.text);
+}

@@ -2083,17 +2083,24 @@ impl Page {
         let title = document_title(dom, arena);
         // The heading that repeats one of the page's titles is the title, which the observation
         // carries already; leaving it out of the text keeps it from being read (and counted)
-        // twice.
+        // twice. With no such <h1>, the content's first line is the title when it repeats one
+        // (a headline styled as `p.titulo` or `div.headline`).
         let mut dropped = self.dropped.clone();
         let first_heading = self
             .content_roots
             .iter()
             .flat_map(|&root| arena.subtree(root))
             .find(|&i| arena.nodes[i].tag == "h1" && !dropped[i] && !arena.nodes[i].skip);
+        let titles = page_titles(dom, arena, &title);
         if let Some(heading) = first_heading
-            && page_titles(dom, arena, &title).iter().any(|t| same_title(&arena.plain_text(heading), t))
+            && titles.iter().any(|t| same_title(&arena.plain_text(heading), t))
         {
             dropped[heading] = true;
+        } else if let Some(first) = first_block(arena, &self.content_roots, &dropped) {
+            let text = collapse_whitespace(&arena.plain_text(first)).to_lowercase();
+            if titles.iter().any(|t| same_title(&text, t)) {
+                dropped[first] = true;
+            }
         }
         let full_text = self.write_leaving_out(arena, &dropped);
         let (text, cursor, done, total_chars) =
@@ -2124,6 +2131,20 @@ impl Page {
         observation.top_discussions = top_discussions(&observation.items);
         ChunkedObservation { observation, cursor, done, total_chars }
     }
+}
+
+/// The block holding the content's first line: the nearest block-level ancestor of its first
+/// visible text, when that lies inside the content.
+fn first_block<N>(arena: &Arena<N>, roots: &[usize], dropped: &[bool]) -> Option<usize> {
+    let left_out = inherited(arena, dropped);
+    let first_text = roots.iter().flat_map(|&root| arena.subtree(root)).find(|&i| {
+        let node = &arena.nodes[i];
+        node.tag.is_empty() && !node.skip && !left_out[i] && !node.text.trim().is_empty()
+    })?;
+    arena
+        .ancestors(first_text)
+        .find(|&a| BLOCK_TAGS.contains(&arena.nodes[a].tag.as_str()))
+        .filter(|&block| roots.iter().any(|&root| arena.contains(root, block)))
 }
 
 /// Cuts at most `max_chars` characters and `max_blocks` lines of `text` from `cursor`, ending at
