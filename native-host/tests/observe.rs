@@ -1110,3 +1110,31 @@ fn a_first_line_repeating_the_title_is_left_out_whatever_its_tag() {
     assert!(!o.text.contains("Home care unit reports"), "the title is read twice:\n{}", o.text);
     assert!(o.text.starts_with("Paragraph 1:"), "{}", o.text);
 }
+
+#[test]
+fn links_to_the_next_and_previous_story_are_left_out() {
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the convertible keeps the coupe's V8 and adds braces under the floor to make up \
+             for the roof it no longer has.</p>"
+        )
+    });
+    let teaser = |which: &str, title: &str| {
+        format!(
+            "<div class=\"grid-x {which}\"><p><a href=\"/news/{which}\">{which} story</a></p><div class=\"row-desc\">\
+             <a href=\"/news/{which}\"><h5>{title}</h5></a><p class=\"row-excerpt\">What the {which} story is about, \
+             in one line of its own</p><label>Staff writer 2019-11-20 17:27</label></div></div>"
+        )
+    };
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"article\"><h1>The convertible</h1>{paragraphs}\
+         <div class=\"grid-container next-prev\">{}{}</div></div></body></html>",
+        teaser("next", "A hot hatch with a rear wing"),
+        teaser("prev", "A seven-seater under four metres")
+    );
+    let o = observe_html(&page, "https://cars.example/convertible", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 5:"), "{}", o.text);
+    for absent in ["hot hatch", "seven-seater", "What the next story"] {
+        assert!(!o.text.contains(absent), "{absent:?} was read:\n{}", o.text);
+    }
+}

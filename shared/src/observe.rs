@@ -621,6 +621,11 @@ const CHROME_WORDS: &[&str] = &[
     "outbrain",
     "pager",
     "pagination",
+    // Links to the next and previous story, each with its title and excerpt.
+    "next-prev",
+    "prev-next",
+    "prevnext",
+    "nextprev",
     "popup",
     "promo",
     "related",
