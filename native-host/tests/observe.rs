@@ -1138,3 +1138,48 @@ fn links_to_the_next_and_previous_story_are_left_out() {
         assert!(!o.text.contains(absent), "{absent:?} was read:\n{}", o.text);
     }
 }
+
+#[test]
+fn a_link_wrapped_in_a_span_inside_a_sentence_is_read_with_it() {
+    let paragraphs = numbered(8, |n| {
+        format!(
+            "<p>Paragraph {n}: an insider has reported that <span class=\"link\"><a href=\"/news/{n}\">the league \
+             will fine the quarterback</a></span> for his role in the fight, and the club said it would appeal.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"article\"><h1>The fight</h1>{paragraphs}</div>\
+         </body></html>"
+    );
+    let o = observe_html(&page, "https://sports.example/fight", &ObserveOptions::default());
+    for n in 1..=8 {
+        assert!(
+            o.text.contains(&format!(
+                "Paragraph {n}: an insider has reported that the league will fine the quarterback for"
+            )),
+            "a sentence lost its link:\n{}",
+            o.text
+        );
+    }
+}
+
+#[test]
+fn a_collapsed_faq_answer_after_its_question_is_read() {
+    let faqs = numbered(3, |n| {
+        format!(
+            "<div class=\"in-page-faq\"><div class=\"faq__question\">Question {n}: what is an online certificate? \
+             <div class=\"reveal\"><span></span></div></div><div class=\"faq__answer\" style=\"display: none;\">\
+             <div>Answer {n}: a certificate is non-degree training on one subject, taken online at your own pace, \
+             in two or three hours.</div></div></div>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><main><h1>Certificates</h1><p>Our certificate courses give \
+         you job-role training and formal workplace skills in fewer than three hours.</p><div class=\"faqs\"><h2>\
+         Frequently asked questions</h2>{faqs}</div></main></body></html>"
+    );
+    let o = observe_html(&page, "https://learn.example/certificates", &ObserveOptions::default());
+    for n in 1..=3 {
+        assert!(o.text.contains(&format!("Answer {n}:")), "answer {n} missing:\n{}", o.text);
+    }
+}

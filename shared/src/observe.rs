@@ -728,8 +728,8 @@ const NEGATIVE_WORDS: &[&str] = &[
 /// Class or id words of a post's author card or signature.
 const PROFILE_WORDS: &[&str] = &["user", "profile", "poster", "signature", "avatar", "author"];
 
-/// Class or id words of tab and accordion panels.
-const PANEL_WORDS: &[&str] = &["tab-pane", "tabpanel", "tab-content", "accordion", "collapse"];
+/// Class or id words of tab and accordion panels, and of the collapsed answers of an FAQ.
+const PANEL_WORDS: &[&str] = &["tab-pane", "tabpanel", "tab-content", "accordion", "collapse", "answer"];
 
 const CHROME_ROLES: &[&str] = &[
     "navigation",
@@ -1217,7 +1217,15 @@ fn drop_clutter<N>(
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
             let entries = is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= 4;
-            let link_list = !card_page && !entries && ((weight < 25.0 && density > 0.5) || (density > 0.75));
+            // A link in a sentence wrapped in a span ("reported that <span class=link><a>…</a></span>
+            // for his role") is the sentence's words.
+            let in_sentence = node.tag == "span"
+                && arena
+                    .ancestors(index)
+                    .find(|&a| BLOCK_TAGS.contains(&arena.nodes[a].tag.as_str()))
+                    .is_some_and(|block| arena.link_density(block) <= 0.5);
+            let link_list =
+                !card_page && !entries && !in_sentence && ((weight < 25.0 && density > 0.5) || (density > 0.75));
             let negative = weight < 0.0 && weight + score < 0.0 && !arena.embeds[index];
             if link_list || negative {
                 dropped[index] = true;
