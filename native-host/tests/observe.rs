@@ -1183,3 +1183,32 @@ fn a_collapsed_faq_answer_after_its_question_is_read() {
         assert!(o.text.contains(&format!("Answer {n}:")), "answer {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn content_found_in_one_part_of_the_main_element_is_widened_to_all_of_it() {
+    // A reference page: its summary section has the only real paragraphs, and the sections
+    // after it are lists of short terms and definitions, all inside <main>.
+    let summary = numbered(3, |n| {
+        format!(
+            "<p>Summary {n}: the WebSocket object provides the API for creating and managing a WebSocket \
+             connection to a server, and for sending and receiving data on it.</p>"
+        )
+    });
+    let members = |section: &str| {
+        numbered(8, |n| format!("<dt><code>WebSocket.{section}{n}</code></dt><dd>What {section} {n} does.</dd>"))
+    };
+    let page = format!(
+        "<html><body><header><nav><a href=\"/\">Docs</a> <a href=\"/api\">APIs</a></nav></header>\
+         <div class=\"layout\"><main><div class=\"reference-header\"><h1>WebSocket</h1><section class=\"content-section\">\
+         {summary}</section></div><div class=\"reference-body\"><section class=\"content-section\"><h2>Properties</h2>\
+         <dl>{}</dl></section><section class=\"content-section\"><h2>Methods</h2><dl>{}</dl></section></div></main>\
+         <aside class=\"left-sidebar\"><nav><a href=\"/a\">Another API</a></nav></aside></div></body></html>",
+        members("property"),
+        members("method")
+    );
+    let o = observe_html(&page, "https://docs.example/WebSocket", &ObserveOptions::default());
+    assert!(o.text.contains("Summary 3:"), "{}", o.text);
+    for needle in ["WebSocket.property8", "What method 8 does."] {
+        assert!(o.text.contains(needle), "{needle:?} missing:\n{}", o.text);
+    }
+}

@@ -886,6 +886,8 @@ fn non_chrome_text<N>(arena: &Arena<N>, chrome: &[bool], outside_links: bool) ->
 ///   is spread over several containers (an article continued below a table, the posts of a
 ///   thread beside an AI summary, the sections of a service page or an FAQ): the content is the
 ///   lowest ancestor holding 80% of them, never wider than the page's `<main>`.
+/// - When it lies inside the page's `<main>` and holds under half of main's text outside links,
+///   the content is the main.
 /// - When it holds under a quarter of the page's non-chrome text (a landing page of many short
 ///   sections, a listing of short cards), the content is the lowest ancestor that holds most of
 ///   it.
@@ -901,6 +903,21 @@ fn widen<N>(arena: &Arena<N>, chrome: &[bool], teasers: &[bool], primary: usize,
     let covered_paragraphs: usize = roots.iter().map(|&r| paragraphs[r]).sum();
     if page_paragraphs >= 500 && covered_paragraphs * 3 < page_paragraphs * 2 {
         return vec![lowest_ancestor_holding(arena, primary, &paragraphs, (4, 5), true)];
+    }
+    // The page's <main> says where its content is: content found inside it that holds under
+    // half of its text outside links (one section of a reference page, the intro of a
+    // category page above its product grid) is the main, which drop_clutter then clears of
+    // link lists and related blocks. Measured against a third and two thirds: WCXB +1.3 and
+    // +1.1 page points, a half +1.9.
+    if let Some(main) =
+        arena.ancestors(primary).find(|&a| arena.nodes[a].tag == "main" || arena.nodes[a].role == "main")
+        && roots.iter().all(|&r| arena.contains(main, r))
+    {
+        let plain = non_chrome_text(arena, chrome, true);
+        let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
+        if covered_plain * 2 < plain[main] {
+            return vec![main];
+        }
     }
     if covered * 4 >= total {
         return roots;
