@@ -1212,3 +1212,29 @@ fn content_found_in_one_part_of_the_main_element_is_widened_to_all_of_it() {
         assert!(o.text.contains(needle), "{needle:?} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn a_consent_panel_is_chrome_however_many_paragraphs_it_holds() {
+    // A recipe collection is a grid of linked cards, with no paragraphs of its own; the cookie
+    // preferences panel is paragraphs from top to bottom.
+    let cards = numbered(12, |n| {
+        format!(
+            "<div class=\"card\"><a href=\"/recipe/{n}\"><span class=\"card-title\">Tomato sauce recipe {n}</span></a></div>"
+        )
+    });
+    let purposes = numbered(5, |n| {
+        format!(
+            "<p>Purpose {n}: these cookies allow us to count visits and traffic sources so we can measure and \
+             improve the performance of our site and show you relevant adverts on other sites.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><main><h1>Tomato sauce recipes</h1><p>Our collection of tomato \
+         sauce recipes has something for every dish.</p><div class=\"grid\">{cards}</div></main>\
+         <div id=\"onetrust-consent-sdk\"><div class=\"ot-pc-content\"><h2>Your privacy</h2>{purposes}</div></div>\
+         </body></html>"
+    );
+    let o = observe_html(&page, "https://food.example/tomato-sauce", &ObserveOptions::default());
+    assert!(!o.text.contains("Purpose 1:"), "the consent panel was read:\n{}", o.text);
+    assert!(o.text.contains("Tomato sauce recipe 12"), "{}", o.text);
+}

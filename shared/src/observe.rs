@@ -1566,6 +1566,11 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         {
             holds_the_content = true;
         }
+        // A consent panel or popup is chrome however much of the page's prose it holds: the
+        // cookie preferences of a page of linked cards are its only paragraphs.
+        if has_word(&node.class_id, OVERLAY_WORDS) {
+            holds_the_content = false;
+        }
         // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
         // widget-area") is chrome however much teaser text it holds.
         if (by_tag || by_role) && by_name {
