@@ -1238,3 +1238,24 @@ fn a_consent_panel_is_chrome_however_many_paragraphs_it_holds() {
     assert!(!o.text.contains("Purpose 1:"), "the consent panel was read:\n{}", o.text);
     assert!(o.text.contains("Tomato sauce recipe 12"), "{}", o.text);
 }
+
+#[test]
+fn the_publishers_closing_pitch_is_left_out_and_the_same_words_mid_story_stay() {
+    let paragraphs = numbered(6, |n| {
+        format!(
+            "<p>Paragraph {n}: the state's new campaign asks readers to subscribe to nothing; it says meth is a \
+             problem and the state is on it, and the internet has had a lot to say.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"entry\"><h1>The campaign</h1>{paragraphs}\
+         <p>Have a tip? Our reporter may be reached at tips@news.example. Follow her on Twitter @reporter.</p>\
+         <p>Get the latest updates right in your inbox. Subscribe to our newsletters.</p></div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/campaign", &ObserveOptions::default());
+    assert!(o.text.contains("Paragraph 6:"), "{}", o.text);
+    assert!(o.text.contains("asks readers to subscribe to nothing"), "{}", o.text);
+    for pitch in ["Have a tip?", "Get the latest updates"] {
+        assert!(!o.text.contains(pitch), "{pitch:?} was read:\n{}", o.text);
+    }
+}
