@@ -1259,3 +1259,25 @@ fn the_publishers_closing_pitch_is_left_out_and_the_same_words_mid_story_stay() 
         assert!(!o.text.contains(pitch), "{pitch:?} was read:\n{}", o.text);
     }
 }
+
+#[test]
+fn customer_reviews_are_not_the_product_however_much_they_say() {
+    // The product says what it is in a few short blocks; its reviews are paragraphs.
+    let features =
+        numbered(10, |n| format!("<li>Feature {n}: holds its ground on carpet, tile and wooden floors</li>"));
+    let reviews = numbered(8, |n| {
+        format!(
+            "<div class=\"review\"><p>Review {n}: this mat saved our carpet, and I wish I had bought it sooner; it \
+             stays flat, it does not smell, and the dog has not chewed it yet.</p><span>Customer {n}</span></div>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"shopify-section product\"><h1>Gorilla Mat</h1>\
+         <p>Safe for your whole family.</p><ul class=\"features\">{features}</ul><p>$49.99</p></div>\
+         <section class=\"shopify-section gm-reviews-section-wrapper\"><h2>What customers say</h2>{reviews}</section>\
+         </body></html>"
+    );
+    let o = observe_html(&page, "https://shop.example/mat", &ObserveOptions::default());
+    assert!(o.text.contains("Feature 10:"), "the product is missing:\n{}", o.text);
+    assert!(!o.text.contains("Review 1:"), "the reviews were read as the product:\n{}", o.text);
+}

@@ -1567,8 +1567,10 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
             holds_the_content = true;
         }
         // A consent panel or popup is chrome however much of the page's prose it holds: the
-        // cookie preferences of a page of linked cards are its only paragraphs.
-        if has_word(&node.class_id, OVERLAY_WORDS) {
+        // cookie preferences of a page of linked cards are its only paragraphs. So are the
+        // customer reviews under a product, whose own text is a few short blocks (WCXB +2.4
+        // page points; comments and community words too: -2.0, a forum's posts are its page).
+        if has_word(&node.class_id, OVERLAY_WORDS) || hint_words(arena, node).any(|t| t.contains("reviews")) {
             holds_the_content = false;
         }
         // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
