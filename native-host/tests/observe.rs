@@ -1281,3 +1281,39 @@ fn customer_reviews_are_not_the_product_however_much_they_say() {
     assert!(o.text.contains("Feature 10:"), "the product is missing:\n{}", o.text);
     assert!(!o.text.contains("Review 1:"), "the reviews were read as the product:\n{}", o.text);
 }
+
+#[test]
+fn blocks_of_the_primarys_own_kind_stay_whatever_negative_word_their_class_holds() {
+    // A product page told in feature blades, each named "mediaClass" ("media" is a word of
+    // boilerplate): the blades are the page.
+    let blades = numbered(6, |n| {
+        format!(
+            "<div class=\"feature-blade blade_{} mediaClass\"><div class=\"feature-gallery\"><div class=\"copy-wrap\">\
+             <div class=\"gallery-copy\"><div class=\"headline\"><p>Feature {n}</p></div><div class=\"description\">\
+             <p>Blade {n}: {}</p></div></div></div></div></div>",
+            n % 2 + 1,
+            // The first blade says the most; the others a line each.
+            if n == 1 {
+                "a 16-inch mobile workstation with the power of a desktop, built for professionals who work on \
+                 the move, with room for big models, long renders, many tabs, and a battery that lasts, \
+                 which is rare, in a case this thin, for a machine this fast, at this price. It runs the \
+                 certified apps of engineers, architects and designers, with a workstation graphics card, \
+                 up to 96 GB of memory, two SSD slots, a 4K screen option, and the ports a studio needs, \
+                 from Thunderbolt to HDMI, so no dongle has to come along."
+            } else {
+                "a quieter fan and a cooler keyboard under load"
+            }
+        )
+    });
+    // The site's footer holds as much text again, so the blades' class is no page builder's.
+    let links = numbered(60, |n| format!("<a href=\"/help/{n}\">Help and support topic {n}</a> "));
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><main><h1>ThinkPad P16s</h1><div>\
+         <section class=\"container features_container\">{blades}</section></div></main><footer>{links}</footer>\
+         </body></html>"
+    );
+    let o = observe_html(&page, "https://shop.example/p16s", &ObserveOptions::default());
+    for n in 1..=6 {
+        assert!(o.text.contains(&format!("Blade {n}:")), "blade {n} missing:\n{}", o.text);
+    }
+}

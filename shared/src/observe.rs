@@ -1243,7 +1243,17 @@ fn drop_clutter<N>(
                     .is_some_and(|block| arena.link_density(block) <= 0.5);
             let link_list =
                 !card_page && !entries && !in_sentence && ((weight < 25.0 && density > 0.5) || (density > 0.75));
-            let negative = weight < 0.0 && weight + score < 0.0 && !arena.embeds[index];
+            // A block of the primary's own kind (its tag and a class of its own, not a builder's
+            // or a utility's) is the content's, whatever negative word that class holds: a
+            // product page's feature blades are all "mediaclass".
+            let primary_node = &arena.nodes[primary];
+            let like_primary = node.tag == primary_node.tag
+                && node.class.split_whitespace().any(|token| {
+                    !arena.is_builder_class(token)
+                        && !is_utility_class(token)
+                        && primary_node.class.split_whitespace().any(|own| own == token)
+                });
+            let negative = weight < 0.0 && weight + score < 0.0 && !arena.embeds[index] && !like_primary;
             if link_list || negative {
                 dropped[index] = true;
             }
