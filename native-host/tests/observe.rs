@@ -1317,3 +1317,43 @@ fn blocks_of_the_primarys_own_kind_stay_whatever_negative_word_their_class_holds
         assert!(o.text.contains(&format!("Blade {n}:")), "blade {n} missing:\n{}", o.text);
     }
 }
+
+#[test]
+fn story_endings_that_only_sound_like_a_pitch_stay() {
+    let paragraphs = numbered(6, |n| {
+        format!(
+            "<p>Paragraph {n}: the health board said the first doses had reached the region's hospitals on \
+             Monday and that nurses had begun giving them to staff over sixty.</p>"
+        )
+    });
+    let page = format!(
+        "<html><body><nav><a href=\"/\">Home</a></nav><div class=\"story\"><h1>Doses arrive</h1>{paragraphs}\
+         <p>Others in the region are expected to follow him.</p><p>The rest will be delivered to clinics next \
+         month.</p></div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/doses", &ObserveOptions::default());
+    for ending in ["expected to follow him.", "delivered to clinics next month."] {
+        assert!(o.text.contains(ending), "{ending:?} was left out:\n{}", o.text);
+    }
+    // A page with little else: its sign-up lines are what it says.
+    let page = "<html><body><main><h1>Newsletter</h1><p>Sign up for our weekly letter.</p><p>Get the latest \
+                recipes in your inbox.</p><p>Subscribe below.</p></main></body></html>";
+    let o = observe_html(page, "https://food.example/newsletter", &ObserveOptions::default());
+    assert!(o.text.contains("Subscribe below."), "{}", o.text);
+}
+
+#[test]
+fn a_first_line_that_is_only_part_of_the_title_stays() {
+    let paragraphs = numbered(5, |n| {
+        format!(
+            "<p>Paragraph {n}: the council voted on Tuesday to close the old bridge to cars, and cyclists say \
+             the town will be the better for it.</p>"
+        )
+    });
+    let page = format!(
+        "<html><head><title>The old bridge should have closed to cars years ago</title></head><body>\
+         <div class=\"story\"><div class=\"kicker\">Old bridge</div>{paragraphs}</div></body></html>"
+    );
+    let o = observe_html(&page, "https://news.example/bridge", &ObserveOptions::default());
+    assert!(o.text.starts_with("Old bridge\n"), "{}", o.text);
+}

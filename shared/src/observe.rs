@@ -298,7 +298,9 @@ impl<N: Clone> Arena<N> {
                     let streamed = dom.attribute(&node, "id").is_some_and(|id| is_streamed_boundary(&id));
                     // Collapsed tab and accordion panels hold page text (a product's description,
                     // specs, shipping terms) that a click shows: they count as shown.
-                    let panel = matches!(role.as_str(), "tabpanel" | "region") || has_word(&class_id, PANEL_WORDS);
+                    let panel = matches!(role.as_str(), "tabpanel" | "region")
+                        || has_word(&class_id, PANEL_WORDS)
+                        || names_part(&class_id, &["answer"]);
                     let collapsed = (dom.attribute(&node, "hidden").is_some() && !streamed && !panel)
                         || (!ignore_style && !panel && dom.is_hidden_by_style(&node));
                     // So do collapsed disclosure panels: an accordion's answer right after the
@@ -728,8 +730,9 @@ const NEGATIVE_WORDS: &[&str] = &[
 /// Class or id words of a post's author card or signature.
 const PROFILE_WORDS: &[&str] = &["user", "profile", "poster", "signature", "avatar", "author"];
 
-/// Class or id words of tab and accordion panels, and of the collapsed answers of an FAQ.
-const PANEL_WORDS: &[&str] = &["tab-pane", "tabpanel", "tab-content", "accordion", "collapse", "answer"];
+/// Class or id words of tab and accordion panels (and, as a part of a name, "answer": an FAQ's
+/// collapsed answers).
+const PANEL_WORDS: &[&str] = &["tab-pane", "tabpanel", "tab-content", "accordion", "collapse"];
 
 const CHROME_ROLES: &[&str] = &[
     "navigation",
@@ -746,6 +749,16 @@ const CHROME_ROLES: &[&str] = &[
 
 fn has_word(haystack: &str, words: &[&str]) -> bool {
     words.iter().any(|w| haystack.contains(w))
+}
+
+/// Whether a class or id names one of `words` as a whole part (`faq__answer`, `cookie-banner`,
+/// `onetrust-consent-sdk`), not inside a longer word (`unanswered`) nor as a taxonomy term of
+/// the page (`category-cookies`, `tag-reviews`, `node--type-reviews`).
+fn names_part(class_id: &str, words: &[&str]) -> bool {
+    class_id.split_whitespace().any(|token| {
+        let taxonomy = token.starts_with("category-") || token.starts_with("tag-") || token.contains("type-");
+        !taxonomy && token.split(['-', '_']).any(|part| words.contains(&part))
+    })
 }
 
 struct Page {
@@ -1237,19 +1250,19 @@ fn drop_clutter<N>(
             // A link in a sentence wrapped in a span ("reported that <span class=link><a>…</a></span>
             // for his role") is the sentence's words.
             let in_sentence = node.tag == "span"
-                && arena
-                    .ancestors(index)
-                    .find(|&a| BLOCK_TAGS.contains(&arena.nodes[a].tag.as_str()))
-                    .is_some_and(|block| arena.link_density(block) <= 0.5);
+                && arena.ancestors(index).find(|&a| BLOCK_TAGS.contains(&arena.nodes[a].tag.as_str())).is_some_and(
+                    |block| node.text_len * 2 < arena.nodes[block].text_len && arena.link_density(block) <= 0.5,
+                );
             let link_list =
                 !card_page && !entries && !in_sentence && ((weight < 25.0 && density > 0.5) || (density > 0.75));
-            // A block of the primary's own kind (its tag and a class of its own, not a builder's
-            // or a utility's) is the content's, whatever negative word that class holds: a
+            // A block of the primary's own kind (its tag, and the class holding the negative
+            // word, not a builder's or a utility's) is the content's, whatever that word says: a
             // product page's feature blades are all "mediaclass".
             let primary_node = &arena.nodes[primary];
             let like_primary = node.tag == primary_node.tag
                 && node.class.split_whitespace().any(|token| {
-                    !arena.is_builder_class(token)
+                    has_word(token, NEGATIVE_WORDS)
+                        && !arena.is_builder_class(token)
                         && !is_utility_class(token)
                         && primary_node.class.split_whitespace().any(|own| own == token)
                 });
@@ -1532,7 +1545,8 @@ fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
     lengths
 }
 
-/// Class words of overlays, which stay chrome even when other class names are ignored.
+/// Class words of overlays, which stay chrome even when other class names are ignored, and
+/// however many of the page's paragraphs they hold.
 const OVERLAY_WORDS: &[&str] = &["cookie", "consent", "gdpr", "onetrust", "popup", "modal"];
 
 fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
@@ -1580,7 +1594,7 @@ fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<bool> {
         // cookie preferences of a page of linked cards are its only paragraphs. So are the
         // customer reviews under a product, whose own text is a few short blocks (WCXB +2.4
         // page points; comments and community words too: -2.0, a forum's posts are its page).
-        if has_word(&node.class_id, OVERLAY_WORDS) || hint_words(arena, node).any(|t| t.contains("reviews")) {
+        if names_part(&node.class_id, OVERLAY_WORDS) || names_part(&node.class_id, &["reviews"]) {
             holds_the_content = false;
         }
         // A sidebar both tagged or roled as chrome and named so ("aside.widget", "complementary
@@ -2143,9 +2157,13 @@ impl Page {
             && titles.iter().any(|t| same_title(&arena.plain_text(heading), t))
         {
             dropped[heading] = true;
-        } else if let Some(first) = first_block(arena, &self.content_roots, &dropped) {
-            let text = collapse_whitespace(&arena.plain_text(first)).to_lowercase();
-            if titles.iter().any(|t| same_title(&text, t)) {
+        } else if let Some(first) = first_block(arena, &self.content_roots, &dropped)
+            && !self.content_roots.contains(&first)
+        {
+            // A short line, and not a mere part of the title (a kicker, the author's name).
+            let text = collapse_whitespace(&arena.plain_text(first));
+            let count = text.chars().count();
+            if count <= 200 && titles.iter().any(|t| same_title(&text, t) && count * 2 >= t.chars().count()) {
                 dropped[first] = true;
             }
         }
@@ -2206,6 +2224,11 @@ fn closing_pitches<N>(arena: &Arena<N>, roots: &[usize], dropped: &[bool]) -> Ve
         let Some(block) = arena.ancestors(text).find(|&a| BLOCK_TAGS.contains(&arena.nodes[a].tag.as_str())) else {
             continue;
         };
+        // A block around a later line (loose text in a div that also wraps the last <p>) is
+        // more than one line: the walk stops there.
+        if last_blocks.iter().any(|&later| later != block && arena.contains(block, later)) {
+            break;
+        }
         if !last_blocks.contains(&block) {
             last_blocks.push(block);
             if last_blocks.len() == LINES {
@@ -2220,7 +2243,13 @@ fn closing_pitches<N>(arena: &Arena<N>, roots: &[usize], dropped: &[bool]) -> Ve
         .map(|&t| arena.nodes[t].text.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    let rest = format!(" {} ", words_of(&rest).join(" "));
+    let rest = words_of(&rest);
+    // Too little else to tell the publisher's words from the page's (a contact page, a short
+    // notice): nothing is a pitch.
+    if rest.len() < 50 {
+        return Vec::new();
+    }
+    let rest = format!(" {} ", rest.join(" "));
     let mut pitches = Vec::new();
     for block in last_blocks {
         let is_pitch = arena.nodes[block].text_len < 400
@@ -2253,9 +2282,11 @@ fn sign_up_phrases(text: &str) -> Vec<String> {
         let length = match at(i) {
             "subscribe" | "newsletter" | "newsletters" | "inbox" => 1,
             "sign" if at(i + 1) == "up" => 2,
-            "follow" if matches!(at(i + 1), "us" | "him" | "her") || at(i + 1).starts_with('@') => 2,
+            "follow" if at(i + 1) == "us" || at(i + 1).starts_with('@') => 2,
+            "follow" if matches!(at(i + 1), "him" | "her") && (at(i + 2) == "on" || at(i + 2).starts_with('@')) => 3,
             "join" if at(i + 1) == "our" => 2,
-            "delivered" if matches!(at(i + 1), "to" | "through" | "straight") => 2,
+            "delivered" if matches!(at(i + 1), "to" | "through") && at(i + 2) == "your" => 3,
+            "delivered" if at(i + 1) == "straight" && at(i + 2) == "to" && at(i + 3) == "your" => 4,
             "get" if matches!(at(i + 1), "latest" | "breaking") => 2,
             "get" if at(i + 1) == "the" && matches!(at(i + 2), "latest" | "breaking") => 3,
             "share" if at(i + 1) == "this" && matches!(at(i + 2), "post" | "article" | "story") => 3,
