@@ -5,8 +5,9 @@
 //!   summary in the host and polls it: text is only ever appended, the reading progress and
 //!   finally the coverage of the page are shown, then the citations, each of which lights up its
 //!   element in the page on hover or focus.
-//! - **Ask** sends the question as a planning goal. The reply's render is drawn through the
-//!   render AST ([`crate::render_dom`]); every call the Policy Gate answered `ask` becomes an
+//! - **Ask** sends the question as a planning goal. A goal that only reads the page (a question,
+//!   "summarise") proposes no action and is answered by the grounded read, as Summarise is.
+//!   Otherwise the reply's render is drawn through the render AST ([`crate::render_dom`]); every call the Policy Gate answered `ask` becomes an
 //!   approval card, and nothing runs before Approve. Approved and allowed calls run in the
 //!   observed tab; the page is observed again and the host plans the next step, up to the
 //!   host's step bound. Denied calls are shown as refused.
@@ -411,6 +412,10 @@ async fn summarise(answer: &Element, question: Option<&str>) -> Result<(), ExtEr
     if last["cancelled"].as_bool() == Some(true) {
         answer.append_child(&text_el("p", "note", "Stopped.")).ok();
     }
+    // Why only the page's own points are shown, or that the page does not answer the question.
+    if let Some(notice) = last["notice"].as_str().filter(|n| !n.is_empty()) {
+        answer.append_child(&text_el("p", "note", notice)).ok();
+    }
     let citations = last.pointer("/result/response/assistant/citations").cloned().unwrap_or(json!([]));
     show_citations(answer, &citations, tab_id);
     Ok(())
@@ -527,6 +532,12 @@ async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtEr
         step.append_child(&text_el("p", "", summary)).ok();
     }
     show_citations(&step, &reply["citations"], run.tab_id);
+    // A goal that only reads the page gets no action: it is answered from the page through the
+    // grounded read (a summary, or the passages that answer the question, each cited).
+    if reply["read_only"].as_bool() == Some(true) {
+        let question = (!laika_shared::goal::is_summary_request(&run.goal)).then_some(run.goal.as_str());
+        return summarise(&step, question).await;
+    }
     let calls = reply["tool_calls"].as_array().cloned().unwrap_or_default();
     for call in calls {
         let verdict = call.pointer("/decision/verdict").and_then(Value::as_str).unwrap_or("deny").to_string();

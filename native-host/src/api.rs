@@ -13,7 +13,7 @@
 //! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
 //! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}` |
 //! | `summary.start` | `{observation, question?, conversation_id?}` | `{job_id, conversation}` |
-//! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, result?}` |
+//! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, grounding: {key_points, model_sentences_shown, model_sentences_dropped, retries}, notice, result?}` |
 //! | `summary.cancel` | `{job_id}` | `{cancelled}` |
 //! | `history.list` | `{limit?, offset?}` | `{conversations}` |
 //! | `history.get` / `history.delete` | `{conversation_id}` | the conversation / `{deleted}` |
@@ -248,7 +248,7 @@ impl HostApi {
                 history: Some(host.history.clone()),
                 debug: host.debug.clone(),
                 sampling: host.config().sampling(),
-                bullets: host.config().constrain_bullets,
+                constrain: host.config().constrain_bullets,
             };
             summary::run(running, SummaryInput { observation, user_text, question }, deps).await;
         });
@@ -289,6 +289,8 @@ impl HostApi {
             "chunks_done": state.chunks_done,
             "chunks_total": state.chunks_total,
             "first_text_ms": state.first_text_ms,
+            "grounding": state.grounding,
+            "notice": state.notice,
         });
         if done && let Some(result) = &state.result {
             let response = &result["response"];

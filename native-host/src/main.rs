@@ -60,7 +60,8 @@ enum Command {
     /// The stored conversations.
     #[command(subcommand)]
     History(cli::HistoryCommand),
-    /// Local models: install, list, status.
+    /// Local models: install (the default, or one of the catalogue `model list --catalogue` shows),
+    /// list, status.
     #[command(subcommand)]
     Model(cli::ModelCommand),
     /// Register the host with the browsers (user-scope native-messaging manifests on Linux and

@@ -1,18 +1,30 @@
-//! The summary service: a page of any length read whole by chunked map-reduce, streamed as
-//! append-only text, grounded with citations, and stored before it is reported done.
+//! The summary service: what a user reads after **Summarise** (or **Ask**), grounded by
+//! construction, streamed as append-only text and stored before it is reported done.
 //!
-//! The first chunk is short so its summary starts streaming within seconds; the rest of the page
-//! is read in chunks sized to the engine's window while that text is already on screen. Every
-//! character of the observed text goes to the model exactly once (coverage = chars read / chars
-//! on the page). With more than one chunk, a last call over the chunk notes appends an overall
-//! statement: the stream is never rewritten.
+//! How one job flows:
+//! 1. **Evidence first.** The page's key points, chosen deterministically
+//!    ([`grounding::rank`]), each with its citation (a verbatim quote and the element it came
+//!    from), are on screen at once, before any model output. For a question, the passages that
+//!    match it ([`grounding::retrieve`], BM25 over the whole page, comments included) are quoted
+//!    instead; when nothing on the page matches, the job says so plainly.
+//! 2. **The model adds what a small model does well**: one question at a time, in plain text for
+//!    small models ([`prompt::plain_prompt`]) — a gist of the whole page, one line per part of a
+//!    long page, or the answer to the question. Generation stops at loops, garbage and echoes of
+//!    the request ([`grounding::guard`]).
+//! 3. **The gate.** Each model sentence is shown only when the page supports it and it carries no
+//!    number, name or address the page does not ([`grounding::support`]); its citation is the
+//!    supporting sentence. When nothing passes, one stricter retry; then the key points stand
+//!    alone and the job's notice says so.
+//!
+//! The page is read in parts (the first part of a long page is the first chunk document of the
+//! request packet); coverage counts the characters of the parts read so far.
 
 use crate::debuglog::DebugLog;
-use crate::engine::extractive::ExtractiveEngine;
+use crate::engine::extractive::GATES;
 use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling, WarmPrefix};
-use crate::ground;
 use crate::history::History;
 use crate::prompt::{self, SUMMARY_DOC_ID, TurnRef};
+use laika_shared::grounding::{self, PageIndex, Sentence, shorten};
 use laika_shared::markdown::markdown_to_doc;
 use laika_shared::observation::Observation;
 use laika_shared::packet;
@@ -23,22 +35,45 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-/// Characters of the first chunk of a longer page: small, so the first text arrives fast. With
-/// the shared prompt start already computed, the first chunk's prompt is this text (≈ 100
-/// tokens) and the JSON around it (≈ 200: the page's URL and title twice, the task).
-pub const FIRST_CHUNK_CHARS: usize = 400;
-/// A page up to this long is read in one chunk: splitting it would add a second call and an
-/// overall statement for little gain in first-text time.
-pub const SHORT_PAGE_CHARS: usize = 1_500;
-/// Output tokens per chunk.
-pub const CHUNK_OUTPUT_TOKENS: usize = 220;
-const COMBINE_OUTPUT_TOKENS: usize = 120;
+/// A page up to this long is one part: its gist is all a model is asked.
+pub const SHORT_PAGE_CHARS: usize = 3_000;
+/// A long page has at most this many parts (one model line each).
+pub const MAX_PARTS: usize = 8;
+/// Page text a model is shown for the gist: the lead, as in the probe where SmolLM2-135M's
+/// one-sentence answers were supported on 11 of 12 pages (shared/notes/quality-probe.md).
+pub const GIST_CHARS: usize = 2_500;
+/// Page text a model is shown for one part's line: the part's central passages.
+pub const PART_PROMPT_CHARS: usize = 2_000;
+/// The longest model sentence decoded under the sentence grammar: long enough for one claim,
+/// short enough that a small model has no room to drift into embellishment.
+const SENTENCE_CHARS: usize = 180;
+/// Output tokens for one or two sentences.
+const SENTENCE_TOKENS: usize = 90;
+/// Page text the stricter retry shows: one passage.
+const RETRY_CHARS: usize = 700;
+/// A key point or quote is shown up to this many characters.
+const QUOTE_CHARS: usize = 300;
+/// A question is answered from this many of the passages that match it best.
+const ANSWER_PASSAGES: usize = 3;
+/// A question whose content words the page holds less than this share of is not answered by
+/// it (the question's own subject is missing).
+const QUESTION_COVERAGE_MIN: f64 = 0.5;
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Coverage {
     pub chars_read: usize,
     pub chars_total: usize,
     pub ratio: f64,
+}
+
+/// What the gate did with the model's sentences in one job.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct GroundingCounts {
+    pub key_points: usize,
+    pub model_sentences_shown: usize,
+    pub model_sentences_dropped: usize,
+    /// Stricter retries after an attempt whose sentences all failed the gate.
+    pub retries: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -52,6 +87,10 @@ pub struct JobState {
     pub chunks_done: usize,
     pub chunks_total: usize,
     pub first_text_ms: Option<f64>,
+    pub grounding: GroundingCounts,
+    /// Said to the user beside the summary: why only the page's own points are shown, or that
+    /// the page does not answer the question.
+    pub notice: Option<String>,
     /// On success: `{request_id, response}` with the laika.llmcp response packet.
     pub result: Option<Value>,
 }
@@ -122,206 +161,25 @@ fn byte_at_chars(text: &str, start: usize, chars: usize) -> usize {
     text[start..].char_indices().nth(chars).map_or(text.len(), |(i, _)| start + i)
 }
 
-/// Characters of later chunks for an engine's window: what is left after the system prompt, the
-/// packet around the text and the output, at about three characters a token (JSON escaping
-/// costs some).
-pub fn chunk_chars_for(context_tokens: usize) -> usize {
-    let overhead = 900 + CHUNK_OUTPUT_TOKENS;
-    (context_tokens.saturating_sub(overhead) * 3).clamp(SHORT_PAGE_CHARS, 12_000)
-}
-
-/// Keeps a model's stream clean while it streams: layout prefixes it copied are dropped at line
-/// starts, a sentence or line it already wrote is not written again (small models loop), blank
-/// runs collapse. Text is released a sentence at a time, so the first words reach the user
-/// without waiting for a line end, and the stream stays append-only. The summary's first
-/// sentence is released word by word: nothing written before it can repeat, and it is what the
-/// user waits for.
-#[derive(Default)]
-pub struct LineFilter {
-    pending: String,
-    seen: Vec<String>,
-    wrote_blank: bool,
-    /// Part of the current line has been written.
-    mid_line: bool,
-    /// The first sentence so far, while it is being released word by word (recorded as seen
-    /// once it ends).
-    opening: Option<String>,
-}
-
-/// The first sentence is released word by word once this much of it is there: enough to see a
-/// layout prefix ("Definition: ") and the word after it, or the start of JSON.
-const OPENING_MIN_BYTES: usize = 16;
-
-/// A layout prefix the model copied from the page text, dropped (or, for headings, turned into
-/// Markdown) at a line start.
-fn strip_layout_prefix(text: &str) -> String {
-    let mut text = text.to_string();
-    for prefix in ["Summary: ", "Caption: ", "Code: ", "Term: ", "Definition: "] {
-        if let Some(rest) = text.strip_prefix(prefix) {
-            text = rest.to_string();
+/// The parts a page is read in: one for a short page; else parts of at least the engine's
+/// window (at about three characters a token, less the prompt and output) and at most
+/// [`MAX_PARTS`] of them.
+pub fn part_ranges(text: &str, context_tokens: usize) -> Vec<Range<usize>> {
+    let total = text.chars().count();
+    if total <= SHORT_PAGE_CHARS {
+        return chunk_ranges(text, SHORT_PAGE_CHARS, SHORT_PAGE_CHARS);
+    }
+    let window = (context_tokens.saturating_sub(600) * 3).clamp(SHORT_PAGE_CHARS, 12_000);
+    let size = window.max(total.div_ceil(MAX_PARTS) + 1);
+    let mut ranges = chunk_ranges(text, size, size);
+    // Cuts at line ends make parts a little shorter than `size`: the remainder joins the last.
+    while ranges.len() > MAX_PARTS {
+        let tail = ranges.pop().map_or(0, |r| r.end);
+        if let Some(last) = ranges.last_mut() {
+            last.end = tail;
         }
     }
-    if text.len() > 4 && text.starts_with('H') && text.as_bytes()[1].is_ascii_digit() && text[2..].starts_with(": ") {
-        text = format!("### {}", &text[4..]);
-    }
-    text
-}
-
-/// What a sentence is compared by when looking for repeats.
-fn repeat_key(text: &str) -> String {
-    text.trim().trim_start_matches(['-', '*', ' ', '#']).to_lowercase()
-}
-
-/// Past this many bytes without a sentence end, text is released at a word boundary.
-const RUN_ON_BYTES: usize = 120;
-
-/// The end (after the space) of the first sentence in `text`, if one is complete.
-fn sentence_end(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    (1..bytes.len()).find(|&i| bytes[i] == b' ' && matches!(bytes[i - 1], b'.' | b'!' | b'?')).map(|i| i + 1)
-}
-
-/// A line of JSON structure: a brace or bracket line, or a `"key": value` member.
-fn looks_like_json(line: &str) -> bool {
-    let t = line.trim();
-    if t.starts_with(['{', '}', '[', ']']) {
-        return true;
-    }
-    t.strip_prefix('"')
-        .and_then(|rest| rest.find('"').map(|end| rest[end + 1..].trim_start()))
-        .is_some_and(|after| after.starts_with(':'))
-}
-
-impl LineFilter {
-    pub fn push(&mut self, piece: &str, out: &mut String) {
-        self.pending.push_str(piece);
-        loop {
-            if let Some(end) = self.pending.find('\n') {
-                let line: String = self.pending.drain(..=end).collect();
-                self.segment(line.trim_end(), true, out);
-            } else if !self.mid_line && looks_like_json(&self.pending) {
-                // A JSON line is judged whole at its end (and dropped there): released by the
-                // sentence or run-on rules below, its pieces would no longer look like JSON.
-                break;
-            } else if let Some(end) = sentence_end(&self.pending) {
-                let sentence: String = self.pending.drain(..end).collect();
-                self.segment(&sentence, false, out);
-            } else if let Some(words) = self.opening_words() {
-                self.release_opening(&words, out);
-            } else if self.pending.len() > RUN_ON_BYTES
-                && let Some(space) = self.pending.rfind(' ').filter(|&i| i > 0)
-            {
-                // A run-on sentence is released at a word boundary so the user sees it grow;
-                // only whole sentences are checked for repeats.
-                let words: String = self.pending.drain(..=space).collect();
-                self.continuation(&words, out);
-            } else {
-                break;
-            }
-        }
-    }
-
-    pub fn finish(&mut self, out: &mut String) {
-        let rest = std::mem::take(&mut self.pending);
-        if !rest.trim().is_empty() || self.mid_line || self.opening.is_some() {
-            self.segment(rest.trim_end(), true, out);
-        }
-    }
-
-    fn continuation(&mut self, text: &str, out: &mut String) {
-        if !self.mid_line && text.trim().is_empty() {
-            return;
-        }
-        self.wrote_blank = false;
-        self.mid_line = true;
-        out.push_str(text);
-    }
-
-    /// The next words of the summary's first sentence that may be shown before it ends: only
-    /// while nothing has been written yet (or the first sentence is already being shown), and
-    /// never what may be the start of JSON.
-    fn opening_words(&mut self) -> Option<String> {
-        let starting = self.opening.is_none();
-        if starting {
-            let start = self.pending.trim_start();
-            if !self.seen.is_empty()
-                || self.mid_line
-                || start.starts_with(['{', '[', '"', '`', '<'])
-                || looks_like_json(start)
-            {
-                return None;
-            }
-        }
-        let min = if starting { OPENING_MIN_BYTES } else { 1 };
-        let space = self.pending.rfind(' ').filter(|&i| i >= min)?;
-        Some(self.pending.drain(..=space).collect())
-    }
-
-    fn release_opening(&mut self, words: &str, out: &mut String) {
-        let shown = match self.opening {
-            Some(_) => words.to_string(),
-            None => strip_layout_prefix(words.trim_start()),
-        };
-        self.opening.get_or_insert_with(String::new).push_str(&shown);
-        if !shown.is_empty() {
-            self.wrote_blank = false;
-            self.mid_line = true;
-            out.push_str(&shown);
-        }
-    }
-
-    /// The rest of the first sentence: shown, and the whole sentence recorded as written.
-    fn end_opening(&mut self, rest: &str, ends_line: bool, out: &mut String) {
-        let mut opening = self.opening.take().unwrap_or_default();
-        opening.push_str(rest);
-        self.seen.push(repeat_key(&opening));
-        out.push_str(rest);
-        if ends_line {
-            out.push('\n');
-            self.mid_line = false;
-        }
-    }
-
-    /// A sentence or line end: through the filter, or the end of the first sentence when it is
-    /// being released word by word.
-    fn segment(&mut self, text: &str, ends_line: bool, out: &mut String) {
-        if self.opening.is_some() {
-            return self.end_opening(text, ends_line, out);
-        }
-        let text = if self.mid_line { text.to_string() } else { strip_layout_prefix(text) };
-        if !self.mid_line && looks_like_json(&text) {
-            // A small model sometimes answers the JSON-wrapped request with JSON of its own;
-            // a summary is Markdown, and braces and "key": value lines are never part of one.
-            return;
-        }
-        let key = repeat_key(&text);
-        if key.is_empty() {
-            if self.mid_line && ends_line {
-                out.push('\n');
-                self.mid_line = false;
-            } else if !self.mid_line && !self.wrote_blank && !out.is_empty() {
-                out.push('\n');
-                self.wrote_blank = true;
-            }
-            return;
-        }
-        if self.seen.contains(&key) {
-            if self.mid_line && ends_line {
-                out.push('\n');
-                self.mid_line = false;
-            }
-            return;
-        }
-        self.seen.push(key);
-        self.wrote_blank = false;
-        out.push_str(&text);
-        if ends_line {
-            out.push('\n');
-            self.mid_line = false;
-        } else {
-            self.mid_line = true;
-        }
-    }
+    ranges
 }
 
 pub struct SummaryInput {
@@ -336,8 +194,8 @@ pub struct SummaryDeps {
     pub history: Option<Arc<History>>,
     pub debug: Arc<DebugLog>,
     pub sampling: Sampling,
-    /// Ask the engine to hold summaries to a bullet list (constrained decoding).
-    pub bullets: bool,
+    /// Hold model sentences to plain sentences by constrained decoding where the engine can.
+    pub constrain: bool,
 }
 
 /// Runs a job to the end (done, cancelled or failed); the state says which.
@@ -356,238 +214,427 @@ pub async fn run(job: Arc<SummaryJob>, input: SummaryInput, deps: SummaryDeps) {
 
 type Failure = (&'static str, String);
 
+/// One citation of the answer being written: `[n]` in the text is the n-th.
+struct Cited {
+    quote: String,
+    /// Byte offset of the quoted sentence in the page corpus.
+    offset: usize,
+    handle_id: Option<String>,
+}
+
+/// The state one job writes through: the page index, the citations so far, the counts.
+struct Writer<'a> {
+    job: &'a SummaryJob,
+    observation: &'a Observation,
+    index: PageIndex,
+    cited: Vec<Cited>,
+}
+
+impl Writer<'_> {
+    /// The citation number of a page sentence (a sentence cited twice keeps its number).
+    fn cite(&mut self, sentence: &Sentence) -> usize {
+        if let Some(at) = self.cited.iter().position(|c| c.offset == sentence.offset) {
+            return at + 1;
+        }
+        let quote = shorten(&sentence.text, QUOTE_CHARS);
+        let handle_id = grounding::handle_for(&quote, self.observation);
+        self.cited.push(Cited { quote, offset: sentence.offset, handle_id });
+        self.cited.len()
+    }
+
+    /// A page sentence as a cited line: `- sentence [n]`.
+    fn point(&mut self, sentence: &Sentence) -> String {
+        let n = self.cite(sentence);
+        format!("- {} [{n}]\n", shorten(&sentence.text, QUOTE_CHARS))
+    }
+
+    fn count(&self, f: impl FnOnce(&mut GroundingCounts)) {
+        self.job.update(|s| f(&mut s.grounding));
+    }
+}
+
+/// The note for a page that shows only part of itself (a paywall, a sign-in wall…).
+fn gate_note(observation: &Observation) -> Option<String> {
+    let signals: Vec<String> = observation
+        .signals
+        .iter()
+        .filter_map(|s| serde_json::to_value(s).ok().and_then(|v| v.as_str().map(String::from)))
+        .collect();
+    let gates: Vec<&str> =
+        GATES.iter().filter(|(s, _)| signals.iter().any(|x| x == s)).map(|(_, label)| *label).collect();
+    (!gates.is_empty()).then(|| format!("Only part of this page is visible: it shows {}.", gates.join(" and ")))
+}
+
 async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -> Result<Value, Failure> {
     let observation = &input.observation;
     let text = observation.text.as_str();
     let total_chars = text.chars().count();
-    let first = if total_chars <= SHORT_PAGE_CHARS { SHORT_PAGE_CHARS } else { FIRST_CHUNK_CHARS };
-    let ranges = chunk_ranges(text, first, chunk_chars_for(deps.engine.context_tokens()));
+    let ranges = part_ranges(text, deps.engine.context_tokens());
     job.update(|s| {
         s.chunks_total = ranges.len();
         s.coverage =
             Coverage { chars_read: 0, chars_total: total_chars, ratio: if total_chars == 0 { 1.0 } else { 0.0 } };
     });
-    let (task, system) = match &input.question {
-        Some(_) => ("web.answer", prompt::ANSWER_SYSTEM),
-        None => ("web.summarize", prompt::SUMMARY_SYSTEM),
-    };
-    // Summaries are held to a short bullet list (where the engine can constrain decoding);
-    // answers are free text.
-    let shape = match &input.question {
-        None if deps.bullets => OutputShape::Bullets { min: 2, max: 5, max_chars: 220 },
-        _ => OutputShape::Markdown,
-    };
-    let mut notes: Vec<String> = Vec::new();
-    let mut filter = LineFilter::default();
-    let mut chars_read = 0;
-    for (index, range) in ranges.iter().enumerate() {
-        if job.cancel.is_cancelled() {
-            break;
-        }
-        let part = &text[range.clone()];
-        let request = chunk_request(&job.turn, &input.user_text, task, observation, part, index, ranges.len());
-        let before = job.snapshot().text.len();
-        let generated =
-            call(deps, system, &request, CHUNK_OUTPUT_TOKENS, shape.clone(), Some((job, &mut filter))).await?;
-        // A part's notes end their line: the next part's first sentence is not glued to them.
-        let mut line_end = String::new();
-        filter.push("\n", &mut line_end);
-        job.append(&line_end);
-        if generated.finish_reason != "cancelled" {
-            chars_read += part.chars().count();
-        }
-        let after = job.snapshot().text;
-        notes.push(after[before.min(after.len())..].to_string());
-        job.update(|s| {
-            s.chunks_done = index + 1;
-            s.coverage = Coverage {
-                chars_read,
-                chars_total: total_chars,
-                ratio: if total_chars == 0 { 1.0 } else { chars_read as f64 / total_chars as f64 },
-            };
-        });
+    let mut writer =
+        Writer { job, observation, index: PageIndex::new(&grounding::page_corpus(observation)), cited: Vec::new() };
+    if let Some(note) = gate_note(observation) {
+        add_notice(job, &note);
     }
-    let mut tail = String::new();
-    filter.finish(&mut tail);
-    job.append(&tail);
-
-    // The overall statement over the notes of a long page.
-    if ranges.len() > 1 && !job.cancel.is_cancelled() && input.question.is_none() {
-        let notes_text = notes.join("\n");
-        let documents = vec![prompt::document(
-            "doc:notes:summary",
-            "web.observation.summary.v1",
-            json!({ "doc_type": "web.observation.summary.v1", "url": observation.url, "title": observation.title, "text": notes_text }),
-        )];
-        let request =
-            prompt::request_packet(&job.turn, &input.user_text, "web.summarize", json!({ "combine": true }), documents);
-        job.append("\nOverall: ");
-        let mut combine = String::new();
-        let mut sink_target = CombineSink { job, text: &mut combine };
-        let generated =
-            call_plain(deps, prompt::COMBINE_SYSTEM, &request, COMBINE_OUTPUT_TOKENS, &mut sink_target).await?;
-        if generated.trim().is_empty() {
-            job.append("(no overall statement)");
-        }
-        job.append("\n");
-    }
-
-    // A fallback only when the stream is empty (laika-tools.md): the extractive summary.
-    if job.snapshot().text.trim().is_empty() && !job.cancel.is_cancelled() {
-        let shown = prompt::user_content(&prompt::request_packet(
-            &job.turn,
-            &input.user_text,
-            task,
-            json!({}),
-            vec![prompt::document(
-                SUMMARY_DOC_ID,
-                "web.observation.summary.v1",
-                prompt::summary_content(observation, text, 0),
-            )],
-        ));
-        let fallback =
-            ExtractiveEngine::answer(&shown, &OutputShape::Markdown, 240).map_err(|e| (e.code, e.message))?;
-        job.append(&fallback);
+    // "Summarise this page" asked as a question is a summary.
+    let question = input
+        .question
+        .as_deref()
+        .filter(|q| !grounding::content_words(q).is_empty() && !laika_shared::goal::is_summary_request(q));
+    match question {
+        Some(question) => answer(&mut writer, input, deps, question, &ranges).await?,
+        None => summary(&mut writer, input, deps, &ranges).await?,
     }
     let cancelled = job.cancel.is_cancelled();
     job.update(|s| s.cancelled = cancelled);
-    finish(job, input, deps, &ranges).map_err(|e| ("SUMMARY_INVALID_RESPONSE", e))
+    finish(&writer, input, deps, &ranges).map_err(|e| ("SUMMARY_INVALID_RESPONSE", e))
 }
 
-/// What every summary request shows the model first: the system prompt and the start of the
-/// user content that all summary requests share (up to the first field that varies, found by
-/// writing two unlike requests). An engine with a prefix cache keeps it computed, so the first
-/// chunk of a summary pays only for what follows it.
-pub fn shared_prompt_start() -> WarmPrefix {
-    let turn = TurnRef { conversation_id: "c".into(), turn: 1 };
-    let user = |url: &str, text: &str, count: usize, asked: &str| {
-        let observation =
-            Observation { url: url.into(), title: text.into(), text: text.into(), ..Observation::default() };
-        prompt::user_content(&chunk_request(&turn, asked, "web.summarize", &observation, text, 0, count))
-    };
-    let a = user("https://a.example/", "A", 1, "Summarize this page");
-    let b = user("https://b.example/x", "B b", 2, "What is this?");
-    let shared =
-        a.char_indices().zip(b.chars()).find(|((_, x), y)| x != y).map_or(a.len().min(b.len()), |((i, _), _)| i);
-    WarmPrefix { system: prompt::SUMMARY_SYSTEM.to_string(), user_start: a[..shared].to_string() }
+/// Adds a sentence to the job's notice (what the user is told beside the summary).
+fn add_notice(job: &SummaryJob, sentence: &str) {
+    job.update(|s| match &mut s.notice {
+        Some(notice) => {
+            notice.push(' ');
+            notice.push_str(sentence);
+        }
+        None => s.notice = Some(sentence.to_string()),
+    });
 }
 
-/// The request that reads part `index` (from 0) of `count` of the page's text. The first part
-/// is the summary document's own text (as a page read in one part is); each later part is a
-/// chunk document extending the summary document, which then carries the page's identity and
-/// signals without text. The first part is the one the user waits for: a chunk document there
-/// would add its header and the URL and title a second time, ≈ 90 prompt tokens before the
-/// first word of the summary.
-fn chunk_request(
-    turn: &TurnRef,
-    user_text: &str,
-    task: &str,
-    observation: &Observation,
-    part: &str,
-    index: usize,
-    count: usize,
-) -> Value {
-    let first = index == 0;
-    let mut documents = vec![prompt::document(
+fn read_part(job: &SummaryJob, index: usize, chars: usize) {
+    job.update(|s| {
+        s.chunks_done = index + 1;
+        s.coverage.chars_read = (s.coverage.chars_read + chars).min(s.coverage.chars_total);
+        s.coverage.ratio = if s.coverage.chars_total == 0 {
+            1.0
+        } else {
+            s.coverage.chars_read as f64 / s.coverage.chars_total as f64
+        };
+    });
+}
+
+async fn summary(
+    writer: &mut Writer<'_>,
+    input: &SummaryInput,
+    deps: &SummaryDeps,
+    ranges: &[Range<usize>],
+) -> Result<(), Failure> {
+    let job = writer.job;
+    let observation = &input.observation;
+    let text = observation.text.as_str();
+    // 1. The key points, each cited, before any model output.
+    let sentences: Vec<Sentence> = grounding::sentences(text);
+    let points = grounding::key_points(&sentences, &observation.title, grounding::point_count(sentences.len()));
+    let mut lines = String::new();
+    for &i in &points {
+        lines.push_str(&writer.point(&sentences[i]));
+    }
+    if points.is_empty() {
+        lines.push_str("The visible page has no text to summarize.\n");
+    }
+    job.append(&lines);
+    writer.count(|c| c.key_points = points.len());
+    let is_model = deps.engine.is_model();
+
+    // 2. The gist of the whole page (a model's; the extractive engine's key points are all it has).
+    if is_model && !points.is_empty() && !job.cancel.is_cancelled() {
+        let lead: String = text.chars().take(GIST_CHARS).collect();
+        let passages: Vec<String> = grounding::passages(&lead).into_iter().map(|p| p.text).collect();
+        // Two questions, one sentence each: a second sentence only when it says something the
+        // first did not (its citation and most of its words differ).
+        let mut gist: Vec<String> = Vec::new();
+        for question in [prompt::GIST_QUESTION, prompt::GIST_QUESTION_2, prompt::GIST_QUESTION_3] {
+            if job.cancel.is_cancelled() || (question == prompt::GIST_QUESTION_3 && !gist.is_empty()) {
+                break;
+            }
+            for sentence in ask(writer, deps, &observation.title, &passages, question, 1).await? {
+                if !gist.iter().any(|g| same_claim(g, &sentence)) {
+                    gist.push(sentence);
+                }
+            }
+        }
+        if !gist.is_empty() {
+            job.append(&format!("\nIn short: {}\n", gist.join(" ")));
+        }
+    }
+    if ranges.len() == 1 {
+        read_part(job, 0, text.chars().count());
+    } else {
+        // 3. One line per part of a long page.
+        let mut header = false;
+        for (i, range) in ranges.iter().enumerate() {
+            if job.cancel.is_cancelled() {
+                break;
+            }
+            let part = &text[range.clone()];
+            let part_sentences: Vec<Sentence> =
+                sentences.iter().filter(|s| range.contains(&s.offset)).cloned().collect();
+            let label = part_label(&sentences, range, i);
+            let line = if is_model {
+                let passages = central_passages(part, &part_sentences, range.start, &observation.title);
+                ask(writer, deps, &observation.title, &passages, prompt::PART_QUESTION, 1).await?.join(" ")
+            } else {
+                grounding::key_points(&part_sentences, &observation.title, 1)
+                    .first()
+                    .filter(|&&p| !writer.cited.iter().any(|c| c.offset == part_sentences[p].offset))
+                    .map(|&p| {
+                        let n = writer.cite(&part_sentences[p]);
+                        format!("{} [{n}]", shorten(&part_sentences[p].text, QUOTE_CHARS))
+                    })
+                    .unwrap_or_default()
+            };
+            if !line.is_empty() {
+                if !header {
+                    job.append("\nPart by part:\n");
+                    header = true;
+                }
+                job.append(&format!("- {label}: {line}\n"));
+            }
+            read_part(job, i, part.chars().count());
+        }
+    }
+    let counts = job.snapshot().grounding;
+    if is_model && counts.model_sentences_shown == 0 && !job.cancel.is_cancelled() {
+        add_notice(
+            job,
+            "The model's sentences were not supported by the page, so only the page's own key points are shown.",
+        );
+    }
+    Ok(())
+}
+
+/// Whether two shown sentences (each ending in its `[n]` marker) say the same: the same
+/// citation, or more than half of their content words shared.
+fn same_claim(a: &str, b: &str) -> bool {
+    let marker = |s: &str| s.rsplit_once(" [").map(|(_, m)| m.to_string());
+    if marker(a).is_some() && marker(a) == marker(b) {
+        return true;
+    }
+    let words = |s: &str| grounding::content_words(s).into_iter().collect::<std::collections::HashSet<_>>();
+    let (x, y) = (words(a), words(b));
+    x.intersection(&y).count() * 2 > x.len().min(y.len())
+}
+
+/// A part's name: its first heading, else the last heading before it, else its number.
+fn part_label(sentences: &[Sentence], range: &Range<usize>, index: usize) -> String {
+    sentences
+        .iter()
+        .find(|s| s.heading && range.contains(&s.offset))
+        .or_else(|| sentences.iter().rev().find(|s| s.heading && s.offset < range.start))
+        .map(|s| shorten(&s.text, 60))
+        .unwrap_or_else(|| format!("Part {}", index + 1))
+}
+
+/// The passages of a part a model is shown for its line: the first, and those holding the
+/// part's key points, in page order, within [`PART_PROMPT_CHARS`].
+fn central_passages(part: &str, sentences: &[Sentence], part_start: usize, title: &str) -> Vec<String> {
+    let passages = grounding::passages(part);
+    let points: Vec<usize> =
+        grounding::key_points(sentences, title, 4).into_iter().map(|i| sentences[i].offset - part_start).collect();
+    let holds_point = |p: &grounding::Passage| points.iter().any(|&o| (p.offset..p.offset + p.text.len()).contains(&o));
+    let mut order: Vec<usize> = (0..passages.len()).collect();
+    order.sort_by_key(|&i| (i != 0 && !holds_point(&passages[i]), i));
+    let mut chosen = Vec::new();
+    let mut used = 0;
+    for i in order {
+        let len = passages[i].text.chars().count();
+        if used > 0 && used + len > PART_PROMPT_CHARS {
+            continue;
+        }
+        used += len;
+        chosen.push(i);
+    }
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| shorten(&passages[i].text, PART_PROMPT_CHARS)).collect()
+}
+
+async fn answer(
+    writer: &mut Writer<'_>,
+    input: &SummaryInput,
+    deps: &SummaryDeps,
+    question: &str,
+    ranges: &[Range<usize>],
+) -> Result<(), Failure> {
+    let job = writer.job;
+    let corpus = writer.index.text().to_string();
+    let passages = grounding::passages(&corpus);
+    let bm25 = grounding::Bm25::new(&passages);
+    let ranked = bm25.rank(question);
+    for (i, range) in ranges.iter().enumerate() {
+        read_part(job, i, input.observation.text[range.clone()].chars().count());
+    }
+    if ranked.is_empty() || bm25.query_coverage(question) < QUESTION_COVERAGE_MIN {
+        job.append("The page does not seem to answer this question.\n");
+        add_notice(job, "Nothing on this page matches the question.");
+        return Ok(());
+    }
+    let mut top: Vec<usize> = ranked.iter().take(ANSWER_PASSAGES).map(|&(i, _)| i).collect();
+    top.sort_unstable();
+    // The evidence: from each of the best two passages, its sentence closest to the question.
+    let question_words: std::collections::HashSet<String> = grounding::content_words(question).into_iter().collect();
+    let mut lines = String::from("From the page:\n");
+    for &(p, _) in ranked.iter().take(2) {
+        let passage = &passages[p];
+        let best = writer
+            .index
+            .sentences()
+            .iter()
+            .filter(|s| !s.heading && (passage.offset..passage.offset + passage.text.len()).contains(&s.offset))
+            .max_by_key(|s| {
+                let words: std::collections::HashSet<String> = grounding::content_words(&s.text).into_iter().collect();
+                (words.intersection(&question_words).count(), std::cmp::Reverse(s.offset))
+            })
+            .cloned();
+        if let Some(sentence) = best {
+            lines.push_str(&writer.point(&sentence));
+        }
+    }
+    job.append(&lines);
+    writer.count(|c| c.key_points = writer.cited.len());
+    if deps.engine.is_model() && !job.cancel.is_cancelled() {
+        let texts: Vec<String> = top.iter().map(|&i| passages[i].text.clone()).collect();
+        let shown = ask(writer, deps, &input.observation.title, &texts, &prompt::answer_question(question), 2).await?;
+        if shown.is_empty() {
+            add_notice(
+                job,
+                "The model's answer was not supported by the page, so only the matching passages are shown.",
+            );
+        } else {
+            job.append(&format!("\nAnswer: {}\n", shown.join(" ")));
+        }
+    }
+    Ok(())
+}
+
+/// Asks the model one question about `passages` and returns the sentences that passed the gate,
+/// each ending in its citation marker. Generation stops at the guard's first trip; when no
+/// sentence passes, one retry with a stricter setting (less text, stronger repetition penalties).
+async fn ask(
+    writer: &mut Writer<'_>,
+    deps: &SummaryDeps,
+    title: &str,
+    passages: &[String],
+    instruction: &str,
+    max_sentences: usize,
+) -> Result<Vec<String>, Failure> {
+    let job = writer.job;
+    for attempt in 0..2 {
+        if job.cancel.is_cancelled() {
+            break;
+        }
+        // The retry reads only the first passage (at most RETRY_CHARS): one paragraph is what a
+        // small model restates most faithfully.
+        let first: String;
+        let shown_passages: Vec<&str> = match attempt {
+            0 => passages.iter().map(String::as_str).collect(),
+            _ => {
+                first = shorten(passages.first().map_or("", String::as_str), RETRY_CHARS);
+                vec![first.as_str()]
+            }
+        };
+        let (system, user) = render(deps.engine.small(), title, &shown_passages, instruction);
+        // Greedy: the most likely sentence is the one most often supported (the probe's 11 of
+        // 12); the retry adds stronger repetition penalties.
+        let sampling = match attempt {
+            0 => Sampling { seed: deps.sampling.seed, ..Sampling::greedy() },
+            _ => Sampling { frequency_penalty: 0.6, presence_penalty: 0.3, dry_multiplier: 1.0, ..Sampling::greedy() },
+        };
+        let shape = if deps.constrain {
+            OutputShape::Sentences { max: max_sentences, max_chars: SENTENCE_CHARS }
+        } else {
+            OutputShape::Markdown
+        };
+        let generate = GenerateRequest {
+            system: system.to_string(),
+            user: user.clone(),
+            max_tokens: SENTENCE_TOKENS * max_sentences,
+            sampling,
+            shape,
+        };
+        let mut guard = grounding::LoopGuard::new(&writer.index.text().to_lowercase());
+        let stop = job.cancel.child_token();
+        let mut sink = |piece: &str| {
+            if guard.push(piece) {
+                stop.cancel();
+            }
+        };
+        let result = deps.engine.generate(generate, &mut sink, &stop).await;
+        log_call(deps, system, &user, &result);
+        let generation = result.map_err(|e| (e.code, e.message))?;
+        let clean = guard.clean_text().to_string();
+        let sentences = grounding::sentences(&clean);
+        let mut shown: Vec<String> = Vec::new();
+        let mut dropped = 0;
+        for (i, sentence) in sentences.iter().enumerate().take(max_sentences + 2) {
+            let claim = grounding::clean_claim(&sentence.text);
+            // The last sentence is complete only when it ended on its own, with a full stop.
+            let complete = i + 1 < sentences.len()
+                || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
+            let verdict = writer.index.check_or_trim(&claim, complete);
+            if deps.debug.enabled() {
+                deps.debug.event(
+                    "grounding.verdict",
+                    json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) }),
+                );
+            }
+            match verdict {
+                Ok((text, support)) if shown.len() < max_sentences => {
+                    let n = writer.cite(&support.sentence);
+                    shown.push(format!("{} [{n}]", text.trim_end()));
+                }
+                Ok(_) => {}
+                Err(_) => dropped += 1,
+            }
+        }
+        if let Some(trip) = guard.trip()
+            && deps.debug.enabled()
+        {
+            deps.debug.event("grounding.guard", json!({ "trip": trip, "attempt": attempt }));
+        }
+        let shown_count = shown.len();
+        writer.count(|c| {
+            c.model_sentences_shown += shown_count;
+            c.model_sentences_dropped += dropped;
+            c.retries += attempt;
+        });
+        if !shown.is_empty() {
+            return Ok(shown);
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// The system prompt and user turn of one model question: plain text for a small model, the
+/// request's `input` + `context` as JSON for others.
+fn render(small: bool, title: &str, passages: &[&str], instruction: &str) -> (&'static str, String) {
+    if small {
+        return (prompt::PLAIN_SYSTEM, prompt::plain_prompt(title, passages, instruction));
+    }
+    let text = passages.iter().enumerate().map(|(i, p)| format!("[{}] {p}", i + 1)).collect::<Vec<_>>().join("\n\n");
+    let documents = vec![prompt::document(
         SUMMARY_DOC_ID,
         "web.observation.summary.v1",
-        reading_content(observation, if first { part } else { "" }),
+        json!({ "doc_type": "web.observation.summary.v1", "url": "", "title": title, "text": text }),
     )];
-    if !first {
-        documents.push(prompt::document(
-            &prompt::chunk_doc_id(1),
-            "web.observation.chunk.v1",
-            prompt::chunk_content(observation, 1, 1, part),
-        ));
-    }
-    let args = if count == 1 {
-        json!({ "style": "concise" })
-    } else {
-        json!({ "style": "concise", "part": index + 1, "parts": count })
-    };
-    prompt::request_packet(turn, user_text, task, args, documents)
+    let turn = TurnRef { conversation_id: String::new(), turn: 1 };
+    let request =
+        prompt::request_packet(&turn, instruction, "web.answer", json!({ "question": instruction }), documents);
+    (prompt::GIST_SYSTEM, prompt::user_content(&request))
 }
 
-/// The summary document of one read: the page's identity, signals and the text being read.
-/// Items, comments and the outline are already in the text; repeating them would cost the first
-/// chunk's prompt (and so the first text) hundreds of tokens.
-fn reading_content(observation: &Observation, text: &str) -> Value {
-    let mut content = prompt::summary_content(observation, text, 0);
-    if let Some(map) = content.as_object_mut() {
-        for key in ["items", "comments", "outline", "elements"] {
-            map.remove(key);
-        }
-    }
-    content
-}
-
-struct CombineSink<'a> {
-    job: &'a SummaryJob,
-    text: &'a mut String,
-}
-
-/// One engine call whose streamed text goes through the line filter into the job.
-async fn call(
-    deps: &SummaryDeps,
-    system: &str,
-    request: &Value,
-    max_tokens: usize,
-    shape: OutputShape,
-    target: Option<(&SummaryJob, &mut LineFilter)>,
-) -> Result<crate::engine::Generation, Failure> {
-    let user = prompt::user_content(request);
-    let generate = GenerateRequest {
-        system: system.to_string(),
-        user: user.clone(),
-        max_tokens,
-        sampling: deps.sampling.clone(),
-        shape,
-    };
-    let (job, filter) = match target {
-        Some((job, filter)) => (Some(job), Some(filter)),
-        None => (None, None),
-    };
-    let never = CancellationToken::new();
-    let cancel = job.map(|j| &j.cancel).unwrap_or(&never);
-    let mut filter = filter;
-    let mut sink = |piece: &str| {
-        if let (Some(job), Some(filter)) = (job, filter.as_deref_mut()) {
-            let mut out = String::new();
-            filter.push(piece, &mut out);
-            job.append(&out);
-        }
-    };
-    let result = deps.engine.generate(generate, &mut sink, cancel).await;
-    log_call(deps, system, &user, &result);
-    result.map_err(|e| (e.code, e.message))
-}
-
-/// One engine call streamed straight into the job (the overall statement: one paragraph).
-async fn call_plain(
-    deps: &SummaryDeps,
-    system: &str,
-    request: &Value,
-    max_tokens: usize,
-    target: &mut CombineSink<'_>,
-) -> Result<String, Failure> {
-    let user = prompt::user_content(request);
-    let generate = GenerateRequest {
-        system: system.to_string(),
-        user: user.clone(),
-        max_tokens,
-        sampling: deps.sampling.clone(),
-        shape: OutputShape::Markdown,
-    };
-    let job = target.job;
-    let mut sink = |piece: &str| {
-        // One paragraph: newlines from the model would break the "Overall:" line.
-        let piece = piece.replace('\n', " ");
-        target.text.push_str(&piece);
-        job.append(&piece);
-    };
-    let result = deps.engine.generate(generate, &mut sink, &job.cancel).await;
-    log_call(deps, system, &user, &result);
-    result.map(|g| g.text).map_err(|e| (e.code, e.message))
+/// What every small-model request shows the model first: the plain system prompt and the
+/// opening of the user turn. An engine with a prefix cache keeps it computed, so a request pays
+/// only for what follows it.
+pub fn shared_prompt_start() -> WarmPrefix {
+    let a = prompt::plain_prompt("A", &["a"], prompt::GIST_QUESTION);
+    let b = prompt::plain_prompt("B b", &["b"], prompt::PART_QUESTION);
+    let shared =
+        a.char_indices().zip(b.chars()).find(|((_, x), y)| x != y).map_or(a.len().min(b.len()), |((i, _), _)| i);
+    WarmPrefix { system: prompt::PLAIN_SYSTEM.to_string(), user_start: a[..shared].to_string() }
 }
 
 fn log_call(
@@ -612,11 +659,12 @@ fn log_call(
 /// Builds the turn's request and response packets (the whole read: the summary document and every
 /// chunk), checks them against the protocol, and stores them.
 fn finish(
-    job: &SummaryJob,
+    writer: &Writer<'_>,
     input: &SummaryInput,
     deps: &SummaryDeps,
     ranges: &[Range<usize>],
 ) -> Result<Value, String> {
+    let job = writer.job;
     let observation = &input.observation;
     let text = observation.text.as_str();
     let written = job.snapshot().text;
@@ -636,22 +684,25 @@ fn finish(
     }
     let task = if input.question.is_some() { "web.answer" } else { "web.summarize" };
     let request = prompt::request_packet(&job.turn, &input.user_text, task, json!({ "style": "concise" }), documents);
-    let citations: Vec<Value> = ground::cite(&written, text, observation)
-        .into_iter()
-        .map(|g| {
-            let doc_id = if ranges.len() == 1 {
-                SUMMARY_DOC_ID.to_string()
-            } else {
-                let chunk = ranges.iter().position(|r| r.contains(&g.offset)).unwrap_or(0);
-                prompt::chunk_doc_id(chunk + 1)
+    let citations: Vec<Value> = writer
+        .cited
+        .iter()
+        .map(|c| {
+            let doc_id = match ranges.iter().position(|r| r.contains(&c.offset)) {
+                Some(chunk) if ranges.len() > 1 => prompt::chunk_doc_id(chunk + 1),
+                _ => SUMMARY_DOC_ID.to_string(),
             };
-            g.citation(&doc_id)
+            let mut citation = json!({ "doc_id": doc_id, "quote": c.quote });
+            if let Some(handle) = &c.handle_id {
+                citation["handle_id"] = json!(handle);
+            }
+            citation
         })
         .collect();
     let title = if observation.title.is_empty() {
         "Page summary".to_string()
     } else {
-        ground::shorten(&format!("Summary: {}", observation.title), 120)
+        shorten(&format!("Summary: {}", observation.title), 120)
     };
     let mut response = prompt::envelope("response", "assistant", &job.turn);
     response.insert("in_reply_to".into(), json!({ "request_id": request["id"] }));
@@ -705,84 +756,167 @@ pub async fn follow(job: &SummaryJob, mut on_text: impl FnMut(&str)) -> JobState
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{EngineError, Generation, TokenSink};
+    use futures::future::BoxFuture;
 
-    #[test]
-    fn json_lines_are_not_summary_text() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        for piece in ["{\n", "    \"id\" : \"40e5\",\n", "  \"name\": \"Web\",\n", "  ],\n", "}\n"] {
-            filter.push(piece, &mut out);
-        }
-        filter.push("- The otters came back. \"Quoted\" words stay.\n", &mut out);
-        filter.finish(&mut out);
-        assert_eq!(out, "- The otters came back. \"Quoted\" words stay.\n");
+    /// An engine that answers each call with the next scripted reply, streamed in small pieces
+    /// (the real engines are tested with the real model in tests/model.rs and the e2e suite;
+    /// here the point is what the gate does with a given output).
+    struct Scripted {
+        replies: Mutex<Vec<&'static str>>,
+        prompts: Mutex<Vec<String>>,
     }
 
-    #[test]
-    fn long_json_lines_are_dropped_whole() {
-        // Longer than the run-on limit, with a sentence end inside a string: still no text.
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        let member = format!("  \"description\" : \"This is a summary. {}\",", "word ".repeat(40));
-        for piece in member.as_bytes().chunks(7) {
-            filter.push(std::str::from_utf8(piece).unwrap(), &mut out);
+    impl Engine for Scripted {
+        fn model_id(&self) -> String {
+            "scripted".into()
         }
-        assert_eq!(out, "");
-        filter.push("\n- Meal prep takes an hour. It saves a week.\n", &mut out);
-        filter.finish(&mut out);
-        assert_eq!(out, "- Meal prep takes an hour. It saves a week.\n");
+        fn context_tokens(&self) -> usize {
+            2048
+        }
+        fn small(&self) -> bool {
+            true
+        }
+        fn generate<'a>(
+            &'a self,
+            request: GenerateRequest,
+            sink: TokenSink<'a>,
+            cancel: &'a CancellationToken,
+        ) -> BoxFuture<'a, Result<Generation, EngineError>> {
+            Box::pin(async move {
+                self.prompts.lock().unwrap().push(request.user.clone());
+                let reply = self.replies.lock().unwrap().pop().unwrap_or("");
+                let mut out = Generation { finish_reason: "stop".into(), ..Generation::default() };
+                for piece in reply.as_bytes().chunks(5) {
+                    if cancel.is_cancelled() {
+                        out.finish_reason = "cancelled".into();
+                        break;
+                    }
+                    let piece = std::str::from_utf8(piece).unwrap();
+                    out.text.push_str(piece);
+                    sink(piece);
+                }
+                Ok(out)
+            })
+        }
     }
 
-    #[test]
-    fn the_shared_prompt_start_begins_every_summary_request() {
-        let start = shared_prompt_start();
-        assert_eq!(start.system, prompt::SUMMARY_SYSTEM);
-        // (The key order depends on serde_json's preserve_order feature, which mistral.rs turns
-        // on in the default build.)
-        assert!(start.user_start.starts_with("{\""), "{}", start.user_start);
+    const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week, the \
+        first otters on the river in forty years. Volunteers counted five otters along a two-mile stretch of the \
+        river.\n\nH2: Why it matters\n\nOtters need clean water and plenty of fish to survive in a river. Local \
+        groups have cleaned the river banks every spring since 2015, the trust said.";
+
+    fn run_with(replies: &[&'static str], question: Option<&str>) -> (JobState, Vec<String>) {
+        let engine = Arc::new(Scripted {
+            replies: Mutex::new(replies.iter().rev().copied().collect()),
+            prompts: Mutex::default(),
+        });
         let observation = Observation {
-            url: "https://news.example/story?id=7".into(),
-            title: "Otters return".into(),
-            text: "H1: Otters return\nThe otters came back to the river.".into(),
+            url: "https://news.example/otters".into(),
+            title: "Otters return to the river".into(),
+            text: PAGE.into(),
             ..Observation::default()
         };
-        let turn = TurnRef { conversation_id: "conv".into(), turn: 3 };
-        // The requests `summarize` sends: a page read in one part, and the first of two.
-        for count in [1, 2] {
-            let request =
-                chunk_request(&turn, "Summarize this page", "web.summarize", &observation, &observation.text, 0, count);
-            let user = prompt::user_content(&request);
-            assert!(user.starts_with(&start.user_start), "{user}\ndoes not start with\n{}", start.user_start);
-        }
+        let job = SummaryJob::new(TurnRef { conversation_id: "c".into(), turn: 1 });
+        let deps = SummaryDeps {
+            engine: engine.clone(),
+            history: None,
+            debug: Arc::new(DebugLog::off()),
+            sampling: Sampling::default(),
+            constrain: false,
+        };
+        let input = SummaryInput {
+            observation,
+            user_text: question.unwrap_or("Summarize this page").into(),
+            question: question.map(String::from),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(run(job.clone(), input, deps));
+        let prompts = engine.prompts.lock().unwrap().clone();
+        (job.snapshot(), prompts)
     }
 
     #[test]
-    fn the_first_part_is_the_summary_documents_text_and_later_parts_are_chunk_documents() {
-        let observation = Observation {
-            url: "https://news.example/story".into(),
-            title: "Otters return".into(),
-            text: "Part one. Part two.".into(),
-            signals: vec![laika_shared::observation::Signal::Paywall],
-            ..Observation::default()
-        };
-        let turn = TurnRef { conversation_id: "conv".into(), turn: 1 };
-        let first = chunk_request(&turn, "Summarize this page", "web.summarize", &observation, "Part one.", 0, 2);
-        let second = chunk_request(&turn, "Summarize this page", "web.summarize", &observation, "Part two.", 1, 2);
-        for request in [&first, &second] {
-            assert!(packet::validate(request).is_empty(), "{:?}", packet::validate(request));
+    fn key_points_come_first_and_a_supported_gist_is_added_with_its_citation() {
+        let (state, prompts) =
+            run_with(&["The main point of this text is that volunteers counted five otters along the river."], None);
+        assert!(state.error.is_none(), "{:?}", state.error);
+        let text = &state.text;
+        assert!(text.starts_with("- River otters were seen near the old mill last week"), "{text}");
+        assert!(text.contains("\nIn short: Volunteers counted five otters along the river. [2]\n"), "{text}");
+        assert_eq!(state.grounding.model_sentences_shown, 1);
+        assert_eq!(state.grounding.model_sentences_dropped, 0);
+        assert!(state.notice.is_none());
+        let citations = state.result.unwrap()["response"]["assistant"]["citations"].clone();
+        assert!(citations.as_array().unwrap().len() >= 3, "{citations}");
+        for c in citations.as_array().unwrap() {
+            assert!(PAGE.contains(c["quote"].as_str().unwrap().trim_end_matches('…')), "{c}");
         }
-        let documents = first["context"]["documents"].as_array().unwrap();
-        assert_eq!(documents.len(), 1, "{first}");
-        assert_eq!(documents[0]["content"]["text"], "Part one.");
-        assert_eq!(documents[0]["content"]["signals"], json!(["paywall"]));
-        assert_eq!(first["input"]["task"]["args"], json!({ "style": "concise", "part": 1, "parts": 2 }));
-        let documents = second["context"]["documents"].as_array().unwrap();
-        assert_eq!(documents.len(), 2, "{second}");
-        assert_eq!(documents[0]["content"]["text"], "");
-        assert_eq!(documents[0]["content"]["signals"], json!(["paywall"]));
-        assert_eq!(documents[1]["kind"], "web.observation.chunk.v1");
-        assert_eq!(documents[1]["content"]["text"], "Part two.");
-        assert_eq!(second["input"]["task"]["args"], json!({ "style": "concise", "part": 2, "parts": 2 }));
+        // The small model got plain text: the title, numbered passages, the question last.
+        assert!(prompts[0].starts_with("Title: Otters return to the river\n\n[1] "), "{}", prompts[0]);
+        assert!(prompts[0].ends_with(prompt::GIST_QUESTION));
+        assert_eq!(state.coverage.ratio, 1.0);
+    }
+
+    #[test]
+    fn unsupported_invented_and_looping_sentences_are_never_shown() {
+        // Three gist questions, each with its stricter retry.
+        let bad = [
+            "Watch https://youtube.com/otters for more. Whales sing in the winter ocean.",
+            "Volunteers counted 12 otters. Tailored tailored tailored tailored ununununun",
+            "The user asks for a JSON summary of the documents.",
+            "Otters were seen by John Smith at the mill.",
+            "Whales sing in the winter ocean near Iceland.",
+            "Volunteers counted 12 otters.",
+        ];
+        let (state, prompts) = run_with(&bad, None);
+        assert_eq!(prompts.len(), 6, "each question, then one stricter retry");
+        assert!(!state.text.contains("In short"), "{}", state.text);
+        for word in ["Whales", "12", "ailored", "youtube", "John", "user"] {
+            assert!(!state.text.contains(word), "{word} in {}", state.text);
+        }
+        assert_eq!(state.grounding.model_sentences_shown, 0);
+        assert_eq!(state.grounding.retries, 3);
+        assert!(state.grounding.model_sentences_dropped >= 6, "{:?}", state.grounding);
+        assert!(state.notice.as_deref().unwrap().contains("only the page's own key points"));
+        // The retry saw less of the page.
+        assert!(prompts[1].len() <= prompts[0].len());
+        // The key points still stand, each cited.
+        assert!(state.text.lines().filter(|l| l.starts_with("- ")).count() >= 3, "{}", state.text);
+    }
+
+    #[test]
+    fn answers_quote_the_matching_passage_and_say_when_the_page_has_none() {
+        let (state, prompts) = run_with(
+            &["Local groups have cleaned the river banks every spring since 2015."],
+            Some("Who cleaned the river banks?"),
+        );
+        assert!(
+            state.text.starts_with("From the page:\n- Local groups have cleaned the river banks"),
+            "{}",
+            state.text
+        );
+        assert!(
+            state.text.contains("Answer: Local groups have cleaned the river banks every spring since 2015. [1]"),
+            "{}",
+            state.text
+        );
+        assert!(prompts[0].contains("Question: Who cleaned the river banks?"), "{}", prompts[0]);
+
+        let (state, prompts) = run_with(&[], Some("Who won the football league?"));
+        assert!(prompts.is_empty());
+        assert_eq!(state.text, "The page does not seem to answer this question.\n");
+        assert!(state.notice.is_some());
+    }
+
+    #[test]
+    fn parts_tile_the_page_within_the_part_bound() {
+        assert_eq!(part_ranges("short page", 4096).len(), 1);
+        let text = "H2: A heading\n".to_string() + &"A sentence of some length here. ".repeat(5_000);
+        let ranges = part_ranges(&text, 4096);
+        assert!(ranges.len() > 1 && ranges.len() <= MAX_PARTS, "{}", ranges.len());
+        assert_eq!(ranges.last().unwrap().end, text.len());
+        assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
     }
 
     #[test]
@@ -801,71 +935,11 @@ mod tests {
     }
 
     #[test]
-    fn line_filter_drops_repeats_and_prefixes() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        for piece in ["- Otters are", " back.\n- Otters are back.\nH2: Why", "\n\n\n\n- Clean water", " matters."] {
-            filter.push(piece, &mut out);
-        }
-        filter.finish(&mut out);
-        assert_eq!(out, "- Otters are back.\n### Why\n\n- Clean water matters.\n");
-    }
-
-    #[test]
-    fn the_first_sentence_is_released_word_by_word_and_still_never_repeated() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        filter.push("- The otters of the river came", &mut out);
-        assert_eq!(out, "- The otters of the river ");
-        filter.push(" back to the", &mut out);
-        assert_eq!(out, "- The otters of the river came back to ");
-        filter.push(" valley.\n- The otters of the river came back to the valley.\n- They", &mut out);
-        filter.push(" dive for food in deep water", &mut out);
-        // Later sentences wait for their end (or the run-on limit).
-        assert_eq!(out, "- The otters of the river came back to the valley.\n");
-        filter.push(".\n", &mut out);
-        filter.finish(&mut out);
-        assert_eq!(out, "- The otters of the river came back to the valley.\n- They dive for food in deep water.\n");
-    }
-
-    #[test]
-    fn the_first_words_lose_layout_prefixes_and_json_is_never_streamed() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        filter.push("Summary: The otters of the river came", &mut out);
-        assert_eq!(out, "The otters of the river ");
-        filter.finish(&mut out);
-        assert_eq!(out, "The otters of the river came\n");
-
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        filter.push("{\"summary\": \"The otters of the river came back to the", &mut out);
-        assert_eq!(out, "");
-        filter.push(" valley.\"}\n- Otters dive.\n", &mut out);
-        filter.finish(&mut out);
-        assert_eq!(out, "- Otters dive.\n");
-    }
-
-    #[test]
-    fn a_part_ending_without_a_line_end_is_not_glued_to_the_next() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        // What the summary loop does between two parts' streams.
-        for piece in ["Otters use stones to open shells!", "\n", "Herons wait.", "\n"] {
-            filter.push(piece, &mut out);
-        }
-        filter.finish(&mut out);
-        assert_eq!(out, "Otters use stones to open shells!\nHerons wait.\n");
-    }
-
-    #[test]
-    fn line_filter_releases_sentences_before_the_line_ends() {
-        let mut filter = LineFilter::default();
-        let mut out = String::new();
-        filter.push("Otters use stones. Otters use stones. They", &mut out);
-        assert_eq!(out, "Otters use stones. ");
-        filter.push(" dive.", &mut out);
-        filter.finish(&mut out);
-        assert_eq!(out, "Otters use stones. They dive.\n");
+    fn the_shared_prompt_start_begins_every_small_model_request() {
+        let start = shared_prompt_start();
+        assert_eq!(start.system, prompt::PLAIN_SYSTEM);
+        assert_eq!(start.user_start, "Title: ");
+        let (_, user) = render(true, "Otters", &["Otters swim."], prompt::GIST_QUESTION);
+        assert!(user.starts_with(&start.user_start));
     }
 }

@@ -14,12 +14,16 @@
 //! - [`policy`]: the Policy Gate (allow / ask / deny for every proposed call).
 //! - [`snapshot`]: a page copied as plain data, read through the same [`dom::Dom`] trait where
 //!   a page's CSP keeps WASM out of the content script.
+//! - [`grounding`]: sentences, key points, retrieval, the loop guard and the support check
+//!   that every model sentence passes before it is shown.
 //! - [`calc`] and [`money`]: `app.calculate` and `app.money_calculate`, pure computation that
 //!   runs in trusted code.
 
 pub mod calc;
 pub mod codes;
 pub mod dom;
+pub mod goal;
+pub mod grounding;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod markdown;

@@ -244,15 +244,30 @@ async function summariseChecks(label, url, engine) {
   // textContent, not innerText: a quote may come from a closed <details>, which is on the page.
   const pageText = normalise(await page.evaluate(() => document.body.textContent));
   const missing = quotes.filter((q) => !pageText.includes(normalise(q).replace(/…$/, "")));
-  // A model's summary is cited only where its lines are grounded in page sentences: SmolLM2-135M
-  // often writes nothing the page supports, and then there is nothing to cite (never a made-up
-  // citation). The extractive run proves citations and highlighting exactly.
-  const modelRun = engine === "mistral";
-  if (modelRun && quotes.length === 0) {
-    const text = await sidecar.$eval(".stream", (s) => s.textContent);
-    console.log(`note: ${label}: no line of the model's summary is grounded in the page, so no citations: ${JSON.stringify(text.slice(0, 160))}`);
+  // Grounded by construction: every sentence the sidecar shows (key points, the model's gist,
+  // part lines) ends in a citation marker [n] whose quote is on the page; nothing else is shown.
+  const streamText = await sidecar.$eval(".stream", (s) => s.textContent);
+  const unmarked = [];
+  let highest = 0;
+  for (const raw of streamText.split("\n")) {
+    const line = raw.trim().replace(/^- /, "");
+    if (!line || /^(Part by part|From the page):$/.test(line) || /^Only part of this page is visible/.test(line) || line === "The visible page has no text to summarize.") continue;
+    const body = line.replace(/^(In short|Answer):\s*/, "");
+    // Each sentence closes with its marker: "Sentence. [2] Next one. [3]".
+    const pieces = body.split(/(?<=\[\d+\])\s+/);
+    for (const piece of pieces) {
+      const marker = piece.match(/\[(\d+)\]$/);
+      if (!marker) unmarked.push(piece);
+      else highest = Math.max(highest, Number(marker[1]));
+    }
   }
-  check(`${label}: citations quote the page`, (modelRun || quotes.length > 0) && missing.length === 0, `${quotes.length} quotes, missing: ${missing.slice(0, 2).join(" | ")}`);
+  check(`${label}: every sentence shown is cited`, unmarked.length === 0 && highest <= quotes.length, `unmarked: ${unmarked.slice(0, 2).join(" | ")}; markers up to ${highest}, ${quotes.length} quotes`);
+  check(`${label}: citations quote the page`, quotes.length >= 3 && missing.length === 0, `${quotes.length} quotes, missing: ${missing.slice(0, 2).join(" | ")}`);
+  const modelRun = engine === "mistral";
+  if (modelRun) {
+    const notice = await sidecar.$eval(".turn", (t) => [...t.querySelectorAll(".note")].map((n) => n.textContent).join(" "));
+    console.log(`note: ${label}: ${/In short:/.test(streamText) ? "the model's gist passed the grounding gate" : `no model sentence passed the gate (${notice})`}: ${JSON.stringify(streamText.slice(0, 400))}`);
+  }
   const handled = await sidecar.$("button.cite[data-handle]");
   if (modelRun && !handled) {
     // Nothing to hover.

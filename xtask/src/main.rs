@@ -12,7 +12,9 @@
 //! benchmarks in release mode; `cargo xtask bench engine [--quick]` (mistral.rs against llama.cpp)
 //! and `cargo xtask bench host` (native messaging, RSS, history) drive `laika-host` ([`perf`]);
 //! `cargo xtask bench security [--fuzz-seconds N] [--only PARTS]` is the security suite at full
-//! size, one table ([`security`]).
+//! size, one table ([`security`]); `cargo xtask bench quality [--quick]` measures what the
+//! summary service shows on real pages, with the default model and the extractive engine
+//! ([`quality`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -25,6 +27,7 @@ mod build;
 mod e2e;
 mod install;
 mod perf;
+mod quality;
 mod security;
 
 #[derive(Parser)]
@@ -317,6 +320,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("engine") => return perf::engine(&workspace_root(), &args[1..]),
         Some("host") => return perf::host(&workspace_root(), &args[1..]),
         Some("security") => return security::security(&workspace_root(), &args[1..]),
+        Some("quality") => return quality::quality(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));

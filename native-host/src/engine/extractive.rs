@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 pub struct ExtractiveEngine;
 
 /// Signals that mean the page shows only part of its content.
-const GATES: &[(&str, &str)] = &[
+pub(crate) const GATES: &[(&str, &str)] = &[
     ("paywall", "a paywall"),
     ("auth_gate", "a sign-in wall"),
     ("age_gate", "an age check"),
@@ -77,7 +77,7 @@ impl ExtractiveEngine {
             lines.join("\n")
         };
         Ok(match shape {
-            OutputShape::Markdown | OutputShape::Bullets { .. } => markdown,
+            OutputShape::Markdown | OutputShape::Bullets { .. } | OutputShape::Sentences { .. } => markdown,
             OutputShape::Json(_) => {
                 // An explicit goal names one action: once it has run (a later step of the run),
                 // there is nothing left to propose, and the run ends instead of repeating it.
@@ -89,54 +89,35 @@ impl ExtractiveEngine {
     }
 }
 
-/// The deterministic planner: a goal that names an action in so many words ("click Sign in",
-/// "type hello into Search", "open https://…", "search for …", "summarize") becomes that call,
-/// with the handle of the element whose text matches; anything else proposes nothing.
+/// The deterministic planner: the calls [`laika_shared::goal::propose`] makes of the goal over the
+/// elements the planner was shown, so the extractive engine and the agent's own proposal agree
+/// ("click Sign in" → that click, "Buy these boots in size 42" → select 42, then Buy now; a goal
+/// that only reads the page, or names nothing on it, proposes nothing).
 fn plan_calls(goal: &str, documents: &[Value]) -> Value {
-    let lower = goal.trim().to_lowercase();
-    let elements: Vec<&Value> =
-        documents.iter().flat_map(|d| d["content"]["elements"].as_array().into_iter().flatten()).collect();
-    let find = |label: &str| -> Option<String> {
-        let label = label.trim().trim_matches(['"', '\'', '“', '”']).to_lowercase();
-        if label.is_empty() {
-            return None;
+    use laika_shared::observation::{Element, Item, Observation};
+    let mut observation = Observation::default();
+    for document in documents {
+        let content = &document["content"];
+        if observation.url.is_empty() {
+            observation.url = content["url"].as_str().unwrap_or_default().to_string();
+            observation.title = content["title"].as_str().unwrap_or_default().to_string();
         }
-        let text_of = |e: &&&Value| e["text"].as_str().unwrap_or("").to_lowercase();
-        elements
-            .iter()
-            .find(|e| text_of(e) == label)
-            .or_else(|| elements.iter().find(|e| text_of(e).contains(&label)))
-            .and_then(|e| e["handle_id"].as_str().map(str::to_string))
-    };
-    let rest = |prefix: &str| goal.trim()[prefix.len()..].trim().to_string();
-    if lower.starts_with("click ") {
-        if let Some(handle) = find(&rest("click ")) {
-            return json!([{ "name": "browser.click", "arguments": { "handleId": handle } }]);
-        }
-    } else if lower.starts_with("type ") {
-        let body = rest("type ");
-        if let Some(at) = body.to_lowercase().rfind(" into ") {
-            let (text, field) = (body[..at].trim().trim_matches(['"', '\'']), &body[at + 6..]);
-            if let Some(handle) = find(field) {
-                return json!([{ "name": "browser.type", "arguments": { "handleId": handle, "text": text } }]);
-            }
-        }
-    } else if lower.starts_with("open ") || lower.starts_with("go to ") {
-        let url = goal.split_whitespace().last().unwrap_or("");
-        if url.starts_with("http://") || url.starts_with("https://") {
-            return json!([{ "name": "browser.navigate", "arguments": { "url": url } }]);
-        }
-    } else if lower.starts_with("search for ") {
-        return json!([{ "name": "search", "arguments": { "query": rest("search for ") } }]);
-    } else if lower.contains("summar") {
-        return json!([{ "name": "content.summarize", "arguments": {} }]);
+        let list = |key: &str| content[key].as_array().cloned().unwrap_or_default();
+        observation
+            .elements
+            .extend(list("elements").into_iter().filter_map(|e| serde_json::from_value::<Element>(e).ok()));
+        observation.items.extend(list("items").into_iter().filter_map(|i| serde_json::from_value::<Item>(i).ok()));
     }
-    json!([])
+    Value::Array(laika_shared::goal::propose(goal, &observation).iter().map(|c| c.to_json()).collect())
 }
 
 impl Engine for ExtractiveEngine {
     fn model_id(&self) -> String {
         "extractive".into()
+    }
+
+    fn is_model(&self) -> bool {
+        false
     }
 
     fn context_tokens(&self) -> usize {
@@ -218,7 +199,8 @@ mod tests {
         )
         .unwrap();
         let value: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(value["tool_calls"][0]["name"], "content.summarize");
+        // "summarize this page" only reads the page: no action is proposed (goal::is_read_only).
+        assert_eq!(value["tool_calls"], json!([]));
     }
 
     #[test]

@@ -254,6 +254,15 @@ fn bullets_regex(min: usize, max: usize, max_chars: usize) -> String {
     format!("(- [A-Z0-9][^\\n]{{8,{max_chars}}}\\n){{{min},{max}}}")
 }
 
+/// Plain sentences on one line, at most `max_chars` characters: opens with a capital, a digit
+/// or a quote, holds no line break (no list, no heading), and may end anywhere — a sentence the
+/// limit cuts is dropped or cut back to a clause by the grounding gate, never closed with a
+/// forced full stop (a grammar that must end in `.` at the limit makes a small model write
+/// "cutting edge!" there).
+fn sentences_regex(max_chars: usize) -> String {
+    format!("[A-Z0-9\"][^\\n]{{10,{}}}", max_chars.saturating_sub(1).max(11))
+}
+
 /// Loading reads and converts every tensor through short-lived buffers; glibc keeps such freed
 /// memory in its arenas, where it counts as the host's memory until the process ends. Handing
 /// it back once the model is in place lowers resident memory by the size of those buffers.
@@ -286,6 +295,12 @@ impl Engine for MistralEngine {
 
     fn context_tokens(&self) -> usize {
         self.context_tokens
+    }
+
+    /// Every model these machines run embedded is small enough to need plain prompts; a user's
+    /// larger GGUF reads them just as well.
+    fn small(&self) -> bool {
+        true
     }
 
     fn generate<'a>(
@@ -354,6 +369,9 @@ async fn stream(
         OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(compact(schema))),
         OutputShape::Bullets { min, max, max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
+        }
+        OutputShape::Sentences { max_chars, .. } => {
+            builder = builder.set_constraint(Constraint::Regex(sentences_regex(*max_chars)))
         }
         OutputShape::Markdown => {}
     }

@@ -68,6 +68,10 @@ pub enum OutputShape {
     Bullets { min: usize, max: usize, max_chars: usize },
     /// One JSON object valid under this schema (decoded under it where the engine can).
     Json(Value),
+    /// One to `max` plain sentences on one line, each at most `max_chars` characters (a gist or
+    /// an answer): engines that constrain decoding hold the output to that shape, so a small
+    /// model can neither run on nor start a list.
+    Sentences { max: usize, max_chars: usize },
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +150,19 @@ pub trait Engine: Send + Sync {
 
     /// The engine's context window in tokens, when known; the packer budgets against it.
     fn context_tokens(&self) -> usize;
+
+    /// Whether the model is small (the embedded default, or a remote model configured as one):
+    /// a small model is handed plain text (title, numbered passages, one short question last)
+    /// instead of the laika.llmcp JSON packet, which it cannot read (shared/notes/quality-probe.md).
+    fn small(&self) -> bool {
+        false
+    }
+
+    /// Whether a language model writes this engine's text (the extractive engine only quotes the
+    /// page, so a summary asks it for nothing beyond the key points).
+    fn is_model(&self) -> bool {
+        true
+    }
 
     /// Generates one reply, calling `sink` with each piece of text as it arrives. Stops early
     /// (finish reason `cancelled`) when `cancel` fires.

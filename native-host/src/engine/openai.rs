@@ -47,6 +47,8 @@ pub struct OpenAiEngine {
     /// Set once the server refused `response_format: json_schema`: from then on the schema goes
     /// as llama-cpp-python takes it, `{"type": "json_object", "schema": …}`.
     schema_as_json_object: Arc<AtomicBool>,
+    /// Configured as a small model (`remote_small`): handed plain prompts.
+    small: bool,
 }
 
 impl std::fmt::Debug for OpenAiEngine {
@@ -92,7 +94,14 @@ impl OpenAiEngine {
             idle_timeout: IDLE_TIMEOUT,
             client,
             schema_as_json_object: Arc::new(AtomicBool::new(false)),
+            small: false,
         })
+    }
+
+    /// Marks the served model as small: it is then handed plain prompts, not JSON packets.
+    pub fn with_small(mut self, small: bool) -> Self {
+        self.small = small;
+        self
     }
 
     /// Replaces the idle-read timeout ([`IDLE_TIMEOUT`] by default).
@@ -292,6 +301,10 @@ impl OpenAiEngine {
 impl Engine for OpenAiEngine {
     fn model_id(&self) -> String {
         format!("openai:{}", self.model)
+    }
+
+    fn small(&self) -> bool {
+        self.small
     }
 
     fn context_tokens(&self) -> usize {

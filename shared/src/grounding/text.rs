@@ -1,0 +1,244 @@
+//! The text stage: page text cut into sentences (with their offsets, so a quote can be found
+//! again), and the words a sentence is compared by.
+
+use super::words::{META_WORDS, PROBE_STOPWORDS, STOPWORDS};
+
+/// A sentence of the page text, with its byte offset in the text it was cut from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sentence {
+    pub text: String,
+    pub offset: usize,
+    /// Whether it comes from a heading line (context for the sentences under it, never a point).
+    pub heading: bool,
+}
+
+/// The observation's layout prefixes (shared/src/observe writes them at line starts).
+const PREFIXES: &[&str] = &["Summary: ", "Caption: ", "Term: ", "Definition: ", "Code: ", "> ", "- "];
+
+/// Strips the observation's layout prefix from a line; says whether it was a heading (`H2: `).
+pub fn strip_prefix(line: &str) -> (&str, bool) {
+    let trimmed = line.trim_start();
+    if trimmed.len() > 3
+        && trimmed.starts_with('H')
+        && trimmed.as_bytes()[1].is_ascii_digit()
+        && trimmed[2..].starts_with(": ")
+    {
+        return (&trimmed[4..], true);
+    }
+    for prefix in PREFIXES {
+        if let Some(rest) = trimmed.strip_prefix(prefix) {
+            return (rest, false);
+        }
+    }
+    (trimmed, false)
+}
+
+/// Splits observation text into sentences (layout prefixes removed). A sentence ends at `.`,
+/// `!` or `?` followed by a space and a capital, a digit or an opening quote, or at a line end.
+pub fn sentences(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    for line in text.split('\n') {
+        let (body, heading) = strip_prefix(line);
+        let body_offset = line_start + (line.len() - body.len()).min(line.len());
+        let mut start = 0;
+        let bytes = body.as_bytes();
+        for i in 0..bytes.len() {
+            let end_mark = matches!(bytes[i], b'.' | b'!' | b'?');
+            if end_mark && i + 2 < bytes.len() && bytes[i + 1] == b' ' && !is_abbreviation(&body[start..i]) {
+                let next = body[i + 2..].chars().next().unwrap_or(' ');
+                if next.is_uppercase() || next.is_ascii_digit() || next == '"' || next == '“' {
+                    push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
+                    start = i + 2;
+                }
+            }
+        }
+        push_sentence(&mut out, &body[start..], body_offset + start, heading);
+        line_start += line.len() + 1;
+    }
+    out
+}
+
+/// Whether the text before a full stop ends in an abbreviation that does not end a sentence
+/// ("Dr.", "U.S.", "e.g.", a single initial).
+fn is_abbreviation(before: &str) -> bool {
+    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    const ABBREVIATIONS: &[&str] =
+        &["mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "jr", "sr"];
+    let lower = last.to_lowercase();
+    (last.chars().count() == 1 && last.chars().all(char::is_uppercase))
+        || ABBREVIATIONS.contains(&lower.as_str())
+        || (last.contains('.') && last.len() <= 5 && last.chars().all(|c| c == '.' || c.is_uppercase()))
+}
+
+fn push_sentence(out: &mut Vec<Sentence>, text: &str, offset: usize, heading: bool) {
+    let trimmed_start = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    if trimmed.chars().any(char::is_alphanumeric) {
+        out.push(Sentence { text: trimmed.to_string(), offset: offset + trimmed_start, heading });
+    }
+}
+
+/// A word as sentences are compared by it: lower case, a possessive or plural `s` removed
+/// ("farmers'" and "farmer" match), so a model's inflection of a page word still counts.
+pub fn normalise(word: &str) -> String {
+    let mut w = word.to_lowercase();
+    for suffix in ["'s", "’s", "'", "’"] {
+        if let Some(rest) = w.strip_suffix(suffix) {
+            w = rest.to_string();
+        }
+    }
+    if w.len() > 4 && w.ends_with("ies") {
+        w.truncate(w.len() - 3);
+        w.push('y');
+    } else if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        w.pop();
+    }
+    w
+}
+
+/// The words of a text: runs of letters, digits and inner apostrophes.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(['\'', '’']))
+        .filter(|w| !w.is_empty())
+}
+
+/// Normalised content words: three characters or more (or any number), no stopwords, no words
+/// about the text itself.
+pub fn content_words(text: &str) -> Vec<String> {
+    words(text)
+        .filter(|w| w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit()))
+        .map(normalise)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()) && !META_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// The words the quality probe counts (three letters or more, lower-cased as written, less
+/// [`PROBE_STOPWORDS`]): what the page-level floor compares.
+pub fn probe_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
+        .filter(|w| w.chars().count() >= 3 && !PROBE_STOPWORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// Numbers in a text, normalised ("1,200" and "1200" are one number; "3.5" stays "3.5").
+pub fn numbers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let inner =
+            matches!(c, ',' | '.') && !current.is_empty() && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+        if c.is_ascii_digit() {
+            current.push(c);
+        } else if inner {
+            if c == '.' {
+                current.push('.');
+            }
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Names in a sentence: capitalised words that do not open it (nor follow a colon or a
+/// quote), lower-cased. A name a sentence invents is one the page never uses.
+pub fn names(sentence: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut first = true;
+    for raw in sentence.split_whitespace() {
+        let opens = first || raw.starts_with(['"', '“', '(']);
+        first = raw.ends_with([':', '.', '!', '?']);
+        if opens {
+            continue;
+        }
+        // "Booking.Com", "Wi-Fi": each part is checked as a word of its own, as the page's
+        // words are split.
+        for word in raw.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
+            let word = word.trim_matches(['\'', '’']);
+            if word.chars().count() < 2 || word == "I" {
+                continue;
+            }
+            let capitalised =
+                word.chars().next().is_some_and(char::is_uppercase) && word.chars().any(char::is_lowercase);
+            let acronym =
+                word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()) && word.chars().any(char::is_alphabetic);
+            if capitalised || acronym {
+                out.push(normalise(word));
+            }
+        }
+    }
+    out
+}
+
+/// Web addresses and domain-like tokens in a text (`https://…`, `www.…`, `example.com`).
+pub fn addresses(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| matches!(c, '(' | ')' | '<' | '>' | '"' | '\'' | ',' | ';' | '[' | ']'))
+                .trim_end_matches('.')
+        })
+        .filter(|w| {
+            let lower = w.to_lowercase();
+            lower.starts_with("http://")
+                || lower.starts_with("https://")
+                || lower.starts_with("www.")
+                || [".com", ".org", ".net", ".io", ".gov", ".edu", ".co.uk"].iter().any(|tld| lower.ends_with(tld))
+                    && lower.len() > 5
+                    && !lower.contains(' ')
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Cuts text to at most `max` characters at a word boundary, marking the cut with `…`.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let at = cut.rfind(' ').filter(|&i| i > max / 2).unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_keep_offsets_and_skip_abbreviations() {
+        let text = "H1: Otters\nDr. Smith saw otters at 5 p.m. near the mill. They dove. U.S. rules apply.";
+        let all = sentences(text);
+        assert_eq!(all[0].text, "Otters");
+        assert!(all[0].heading);
+        assert_eq!(all[1].text, "Dr. Smith saw otters at 5 p.m. near the mill.");
+        assert_eq!(&text[all[2].offset..all[2].offset + 9], "They dove");
+        assert_eq!(all[3].text, "U.S. rules apply.");
+    }
+
+    #[test]
+    fn words_are_normalised_for_comparison() {
+        assert_eq!(content_words("The farmers' crops and the farmer's studies"), ["farmer", "crop", "farmer", "study"]);
+        assert_eq!(content_words("The main point of this article is rain"), ["rain"]);
+    }
+
+    #[test]
+    fn numbers_names_and_addresses_are_found() {
+        assert_eq!(numbers("In 2019, 1,200 people paid $3.50 each."), ["2019", "1200", "3.50"]);
+        assert_eq!(names("Otters were seen by Jane Doe at NASA's lab."), ["jane", "doe", "nasa"]);
+        assert!(names("Otters swim.").is_empty());
+        assert_eq!(addresses("See https://youtu.be/x1 or example.com."), ["https://youtu.be/x1", "example.com"]);
+    }
+
+    #[test]
+    fn shorten_cuts_at_words() {
+        assert_eq!(shorten("short", 10), "short");
+        assert_eq!(shorten("alpha beta gamma delta epsilon", 14), "alpha beta…");
+    }
+}

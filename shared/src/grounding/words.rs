@@ -1,0 +1,489 @@
+//! Every word list and threshold the grounding stages use, in one table, each with where it came
+//! from. Nothing here is tuned on held-out data: thresholds were set on the dev splits of
+//! `../shared/corpora` (WCXB dev articles, forums and products; the Readability pages) with
+//! `cargo xtask bench quality`, and on the probe in `shared/notes/quality-probe.md`.
+
+/// Function words left out of content-word sets: support is judged on what a sentence claims,
+/// not on its glue. The common English function words (the union of the lists Lucene's and
+/// NLTK's English analysers ship), three letters and longer since shorter words are never
+/// content words here.
+pub const STOPWORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "are",
+    "but",
+    "not",
+    "you",
+    "all",
+    "any",
+    "can",
+    "had",
+    "her",
+    "was",
+    "one",
+    "our",
+    "out",
+    "has",
+    "have",
+    "his",
+    "how",
+    "its",
+    "may",
+    "new",
+    "now",
+    "old",
+    "see",
+    "way",
+    "who",
+    "did",
+    "get",
+    "him",
+    "let",
+    "say",
+    "she",
+    "too",
+    "use",
+    "that",
+    "with",
+    "this",
+    "from",
+    "they",
+    "will",
+    "would",
+    "there",
+    "their",
+    "what",
+    "about",
+    "which",
+    "when",
+    "make",
+    "like",
+    "time",
+    "just",
+    "know",
+    "take",
+    "into",
+    "your",
+    "some",
+    "could",
+    "them",
+    "than",
+    "then",
+    "also",
+    "been",
+    "were",
+    "more",
+    "these",
+    "those",
+    "other",
+    "such",
+    "only",
+    "over",
+    "page",
+    "here",
+    "said",
+    "each",
+    "most",
+    "very",
+    "where",
+    "after",
+    "before",
+    "while",
+    "does",
+    "being",
+    "because",
+    "should",
+    "many",
+    "much",
+    "well",
+    "even",
+    "both",
+    "same",
+    "own",
+    "off",
+    "under",
+    "again",
+    "further",
+    "once",
+    "why",
+    "few",
+    "nor",
+    "yours",
+    "ours",
+    "hers",
+    "theirs",
+    "itself",
+    "himself",
+    "herself",
+    "themselves",
+    "myself",
+    "yourself",
+    "whom",
+    "through",
+    "during",
+    "above",
+    "below",
+    "between",
+    "against",
+    "until",
+    "can't",
+    "don't",
+    "isn't",
+    "it's",
+    "doesn",
+    "etc",
+    "via",
+    "per",
+    "yet",
+    "lot",
+    "lots",
+    "thing",
+    "things",
+    "really",
+    "still",
+    "however",
+    "therefore",
+];
+
+/// The quality probe's own definition of a supported sentence (shared/notes/quality-probe.md):
+/// its words of three letters or more, less these (function words, and the words about the text
+/// rather than claims the probe names: main, point, article, provides, overview, discusses,
+/// including…), must be on the page for at least 70 % of them. The gate holds every sentence to
+/// it as a floor and `cargo xtask bench quality` measures with it.
+pub const PROBE_STOPWORDS: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "are",
+    "but",
+    "not",
+    "you",
+    "all",
+    "any",
+    "can",
+    "has",
+    "have",
+    "had",
+    "was",
+    "were",
+    "this",
+    "that",
+    "these",
+    "those",
+    "with",
+    "from",
+    "into",
+    "its",
+    "it's",
+    "their",
+    "they",
+    "them",
+    "there",
+    "which",
+    "who",
+    "what",
+    "when",
+    "where",
+    "how",
+    "why",
+    "will",
+    "would",
+    "could",
+    "should",
+    "may",
+    "also",
+    "been",
+    "being",
+    "than",
+    "then",
+    "such",
+    "some",
+    "more",
+    "most",
+    "other",
+    "about",
+    "over",
+    "only",
+    "very",
+    "each",
+    "our",
+    "your",
+    "his",
+    "her",
+    "she",
+    "him",
+    "one",
+    "out",
+    "just",
+    "like",
+    "can't",
+    "don't",
+    "does",
+    "did",
+    "while",
+    "after",
+    "before",
+    "main",
+    "point",
+    "article",
+    "provides",
+    "overview",
+    "discusses",
+    "including",
+    "page",
+    "text",
+    "describes",
+    "explains",
+    "summary",
+    "information",
+    "part",
+];
+
+/// Words a sentence uses to talk about the text rather than to claim something ("The main point
+/// of this article is that …"): not counted as content. From the quality probe's definition of a
+/// supported sentence (shared/notes/quality-probe.md), extended with the openers SmolLM2-135M and
+/// Qwen3 write most often on the dev pages.
+pub const META_WORDS: &[&str] = &[
+    "main",
+    "point",
+    "points",
+    "article",
+    "articles",
+    "text",
+    "post",
+    "passage",
+    "passages",
+    "provides",
+    "overview",
+    "discusses",
+    "discussed",
+    "describes",
+    "described",
+    "explains",
+    "explained",
+    "including",
+    "includes",
+    "summary",
+    "summarize",
+    "summarizes",
+    "highlights",
+    "mentions",
+    "mentioned",
+    "focuses",
+    "focus",
+    "topic",
+    "author",
+    "writer",
+    "discussion",
+    "information",
+    "details",
+    "detail",
+    "website",
+    "site",
+    "webpage",
+    "section",
+    "part",
+    "key",
+    "idea",
+    "ideas",
+    "central",
+    "theme",
+    "states",
+    "notes",
+    "talks",
+    "aims",
+    "content",
+    "covers",
+    "presents",
+    "offers",
+    "shares",
+    "goes",
+    "overall",
+    "essentially",
+    "basically",
+    "generally",
+    "highlighting",
+    "providing",
+    "discussing",
+    "describing",
+    "explaining",
+    "focusing",
+    "emphasizing",
+    "emphasizes",
+    "mentioning",
+    "sharing",
+    "offering",
+    "presenting",
+    "covering",
+];
+
+/// Openers a small model puts before the claim itself; removed from the front of a shown
+/// sentence, whose rest is then capitalised. From SmolLM2-135M's answers to "What is the main
+/// point of this page?" on the dev pages (the probe's "The main point of this article is that").
+pub const GIST_OPENERS: &[&str] = &[
+    "the main point of this article is that ",
+    "the main point of the article is that ",
+    "the main point of this page is that ",
+    "the main point of the page is that ",
+    "the main point of this post is that ",
+    "the main point of this text is that ",
+    "the main point of the text is that ",
+    "the main point of this text is ",
+    "the main point of this article is ",
+    "the main point is that ",
+    "the main point is ",
+    "this article is about ",
+    "this page is about ",
+    "this text is about ",
+    "this part of the text is about ",
+    "this part of text is about ",
+    "this part of the page is about ",
+    "this part is about ",
+    "this section is about ",
+    "it provides information about ",
+    "this text provides information about ",
+    "the text provides information about ",
+    "it is about ",
+    "the text provides information on ",
+    "the text provides information about ",
+    "the text explains that ",
+    "the text explains how ",
+    "the text explains ",
+    "it also mentions that ",
+    "the text mentions that ",
+    "it's about ",
+    "the answer is that ",
+    "the answer is ",
+    "according to the page, ",
+    "according to the article, ",
+    "according to the text, ",
+    "in one sentence, ",
+    "the text says: ",
+    "the text says that ",
+    "the text says ",
+    "in summary, ",
+    "in short, ",
+    "answer: ",
+];
+
+/// Where a model sentence may be cut when its tail is not supported: clause boundaries after
+/// which a small model most often drifts into embellishment ("… – renting a car versus joining
+/// guided tours – while also discussing safety considerations"). The supported head is shown,
+/// closed with a full stop. From SmolLM2-135M's gists on the dev pages.
+pub const CLAUSE_BREAKS: &[&str] = &[
+    " – ",
+    " — ",
+    "; ",
+    ", while ",
+    " while ",
+    ", which ",
+    " which ",
+    ", but ",
+    ", and ",
+    ", as ",
+    " by ",
+    " because ",
+    ", including ",
+    " including ",
+    " such as ",
+    " like ",
+    ", so ",
+    " so that ",
+    " that can ",
+    " to help ",
+    ", with ",
+    " with ",
+];
+
+/// A cut head must keep at least this many content words to say something of its own.
+pub const MIN_HEAD_CONTENT_WORDS: usize = 4;
+
+/// Phrases that mean the model is talking about its instructions or the request instead of the
+/// page: generation stops there. From the probe's failures ("This project aims to summarize web
+/// pages using Markdown format…", "the user", "documents", JSON echoes) and laika.llmcp's field
+/// names, which a model handed a packet copies.
+pub const ECHO_PHRASES: &[&str] = &[
+    "the user",
+    "user's",
+    "documents",
+    "json",
+    "untrusted",
+    "laika",
+    "markdown",
+    "the instructions",
+    "instruction",
+    "system prompt",
+    "the prompt",
+    "as an ai",
+    "language model",
+    "i'm sorry",
+    "i am sorry",
+    "i cannot",
+    "i can't",
+    "doc_id",
+    "handle_id",
+    "\"text\"",
+    "web.observation",
+    "assistant:",
+    "user:",
+    "summarize web pages",
+    "bullet points",
+    "answer in",
+    "using words from",
+];
+
+/// A sentence is released only when this share of its content words is found in the one or two
+/// page sentences that support it best. Set on the dev corpora: at 0.6 the gate let through
+/// sentences that merge two claims of the page into a third one; at 0.8 it dropped most honest
+/// paraphrases SmolLM2 writes ("climate change affects farming" for "… impact on agriculture"
+/// still fails; the model copies page words more often than it paraphrases).
+pub const SUPPORT_MIN: f64 = 0.7;
+
+/// A model sentence's support is counted over its best page sentence and up to this many in
+/// all, each added for the words it contributes: a gist joins facts from different sentences.
+pub const SUPPORT_SENTENCES: usize = 3;
+
+/// The share of a sentence's content words that must occur anywhere on the page: the quality
+/// probe's own definition of "supported" (shared/notes/quality-probe.md), kept as a floor.
+pub const PAGE_SUPPORT_MIN: f64 = 0.7;
+
+/// A model sentence needs at least this many content words to say anything checkable.
+pub const MIN_CONTENT_WORDS: usize = 3;
+
+/// Model sentences longer than this are run-ons (a small model that lost the thread).
+pub const MAX_SENTENCE_CHARS: usize = 320;
+
+/// Loop guard: a run of one to `LOOP_MAX_GRAM` words repeated `LOOP_REPEATS` times in a row is a
+/// loop (the probe's definition: "a run of one to four words repeated three times in a row").
+pub const LOOP_MAX_GRAM: usize = 4;
+pub const LOOP_REPEATS: usize = 3;
+
+/// Loop guard: a word made of one to three letters repeated this many times ("ununununun",
+/// "tailoredtailored") is garbage.
+pub const GARBAGE_SYLLABLE_REPEATS: usize = 4;
+
+/// Loop guard: a "word" longer than this (without a URL or a hyphen) is garbage.
+pub const GARBAGE_WORD_CHARS: usize = 40;
+
+/// Key points: candidate sentences are this long (characters); shorter ones are captions,
+/// buttons and labels, longer ones are run-together lists.
+pub const POINT_MIN_CHARS: usize = 40;
+pub const POINT_MAX_CHARS: usize = 400;
+
+/// Key points: two sentences sharing more than this share of their content words say the same
+/// thing; the later one is not a point of its own (maximal marginal relevance, Carbonell and
+/// Goldstein 1998, with a hard cut instead of a weight).
+pub const POINT_REDUNDANCY: f64 = 0.5;
+
+/// Key points: the lead bonus (news puts the point first: the "inverted pyramid") and the bonus
+/// for a sentence right under a heading (its section's topic sentence).
+pub const LEAD_BONUS: f64 = 0.6;
+pub const HEADING_BONUS: f64 = 0.25;
+
+/// Retrieval: BM25's parameters (Robertson and Zaragoza 2009; Lucene's defaults).
+pub const BM25_K1: f64 = 1.2;
+pub const BM25_B: f64 = 0.75;
+
+/// Retrieval: passages are runs of page lines of about this many characters.
+pub const PASSAGE_CHARS: usize = 500;
