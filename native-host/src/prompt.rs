@@ -144,6 +144,12 @@ pub const PLAIN_SYSTEM: &str = "You are a helpful assistant. You answer question
 /// first misses.
 pub const GIST_QUESTION: &str = "What is this text about? Answer in one short sentence, using words from the text.";
 pub const GIST_QUESTION_2: &str = "In one sentence, what does the text say?";
+/// Asked first on a discussion (a page with comments) and on a product page: what a gist of
+/// such a page is about is not its "text" but its question or its product.
+pub const FORUM_QUESTION: &str =
+    "What is this discussion about? Answer in one short sentence, using words from the text.";
+pub const PRODUCT_QUESTION: &str =
+    "What is this product and what is it for? Answer in one short sentence, using words from the text.";
 /// Asked only when neither gist question gave a sentence that passed.
 pub const GIST_QUESTION_3: &str = "Summarize the text in one short sentence.";
 pub const PART_QUESTION: &str =

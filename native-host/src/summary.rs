@@ -347,7 +347,15 @@ async fn summary(
         // Two questions, one sentence each: a second sentence only when it says something the
         // first did not (its citation and most of its words differ).
         let mut gist: Vec<String> = Vec::new();
-        for question in [prompt::GIST_QUESTION, prompt::GIST_QUESTION_2, prompt::GIST_QUESTION_3] {
+        let questions = page_kind_question(observation).into_iter().chain([
+            prompt::GIST_QUESTION,
+            prompt::GIST_QUESTION_2,
+            prompt::GIST_QUESTION_3,
+        ]);
+        for question in questions {
+            if gist.len() >= 2 {
+                break;
+            }
             if job.cancel.is_cancelled() || (question == prompt::GIST_QUESTION_3 && !gist.is_empty()) {
                 break;
             }
@@ -405,6 +413,21 @@ async fn summary(
         );
     }
     Ok(())
+}
+
+/// Words on a page's buttons that make it a product page.
+const PRODUCT_BUTTONS: &[&str] = &["add to cart", "add to bag", "add to basket", "buy now", "add to trolley"];
+
+/// The first gist question for a discussion (a page with comments) or a product page.
+fn page_kind_question(observation: &Observation) -> Option<&'static str> {
+    if observation.comments.len() >= 2 {
+        return Some(prompt::FORUM_QUESTION);
+    }
+    let product = observation.elements.iter().any(|e| {
+        let label = e.text.to_lowercase();
+        PRODUCT_BUTTONS.iter().any(|b| label.contains(b))
+    });
+    product.then_some(prompt::PRODUCT_QUESTION)
 }
 
 /// Whether two shown sentences (each ending in its `[n]` marker) say the same: the same
