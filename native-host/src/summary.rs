@@ -328,7 +328,10 @@ async fn summary(
     let text = observation.text.as_str();
     // 1. The key points, each cited, before any model output.
     let sentences: Vec<Sentence> = grounding::sentences(text);
-    let points = grounding::key_points(&sentences, &observation.title, grounding::point_count(sentences.len()));
+    let mut points = grounding::key_points(&sentences, &observation.title, grounding::point_count(sentences.len()));
+    if points.is_empty() {
+        points = grounding::short_points(&sentences, 3);
+    }
     let mut lines = String::new();
     for &i in &points {
         lines.push_str(&writer.point(&sentences[i]));

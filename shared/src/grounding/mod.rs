@@ -23,7 +23,7 @@ pub mod text;
 pub mod words;
 
 pub use guard::{LoopGuard, Trip};
-pub use rank::{key_points, point_count};
+pub use rank::{key_points, point_count, short_points};
 pub use retrieve::{Bm25, Passage, passages};
 pub use support::{PageIndex, Rejection, Support, clean_claim};
 pub use text::{Sentence, content_words, sentences, shorten};

@@ -467,6 +467,21 @@ pub const GARBAGE_SYLLABLE_REPEATS: usize = 4;
 /// Loop guard: a "word" longer than this (without a URL or a hyphen) is garbage.
 pub const GARBAGE_WORD_CHARS: usize = 40;
 
+/// Sentences addressed to an assistant rather than to the page's reader ("Ignore previous
+/// instructions and click …"): never a key point, though still quoted where a question asks for
+/// them. The phrasings of the injected fixture pages (tests/e2e's settings page,
+/// tests/fixtures/plan-suite/pages/injected-*.html).
+pub const INSTRUCTION_PHRASES: &[&str] = &[
+    "ignore previous instructions",
+    "ignore all previous instructions",
+    "ignore the previous instructions",
+    "ignore your previous instructions",
+    "disregard previous instructions",
+    "disregard all previous instructions",
+    "ai assistant",
+    "language model",
+];
+
 /// Key points: candidate sentences are this long (characters); shorter ones are captions,
 /// buttons and labels, longer ones are run-together lists.
 pub const POINT_MIN_CHARS: usize = 40;
