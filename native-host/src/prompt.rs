@@ -155,6 +155,12 @@ pub const GIST_QUESTION_3: &str = "Summarize the text in one short sentence.";
 pub const PART_QUESTION: &str =
     "What is this part of the text about? Answer in one short sentence, using words from the text.";
 
+/// The last gist question: the page's subject by its title.
+pub fn title_question(title: &str) -> String {
+    let title: String = title.trim().chars().take(100).collect();
+    format!("What does the text say about \"{title}\"? Answer in one short sentence, using words from the text.")
+}
+
 /// The answer instruction for a question (the question itself comes first).
 pub fn answer_question(question: &str) -> String {
     format!("Question: {}\nAnswer the question in one sentence, using only the text above.", question.trim())

@@ -350,16 +350,20 @@ async fn summary(
         // Two questions, one sentence each: a second sentence only when it says something the
         // first did not (its citation and most of its words differ).
         let mut gist: Vec<String> = Vec::new();
-        let questions = page_kind_question(observation).into_iter().chain([
-            prompt::GIST_QUESTION,
-            prompt::GIST_QUESTION_2,
-            prompt::GIST_QUESTION_3,
-        ]);
-        for question in questions {
-            if gist.len() >= 2 {
-                break;
-            }
-            if job.cancel.is_cancelled() || (question == prompt::GIST_QUESTION_3 && !gist.is_empty()) {
+        let mut questions: Vec<String> = page_kind_question(observation)
+            .into_iter()
+            .chain([prompt::GIST_QUESTION, prompt::GIST_QUESTION_2])
+            .map(String::from)
+            .collect();
+        // Asked only while no gist sentence has passed: the plain summary request, then the
+        // page's own subject by name.
+        let fallbacks: Vec<String> = std::iter::once(prompt::GIST_QUESTION_3.to_string())
+            .chain((!observation.title.trim().is_empty()).then(|| prompt::title_question(&observation.title)))
+            .collect();
+        let fallback_from = questions.len();
+        questions.extend(fallbacks);
+        for (i, question) in questions.iter().enumerate() {
+            if gist.len() >= 2 || job.cancel.is_cancelled() || (i >= fallback_from && !gist.is_empty()) {
                 break;
             }
             for sentence in ask(writer, deps, &observation.title, &passages, question, 1).await? {

@@ -228,7 +228,10 @@ impl PageIndex {
         cuts.dedup();
         for cut in cuts {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':']).trim_end();
-            if text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
+            // "… camera designed" is no sentence: a head may not end on a participle waiting
+            // for its "by" or "with".
+            let dangling = head.rsplit(' ').next().is_some_and(|w| w.len() > 3 && w.ends_with("ed"));
+            if dangling || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
                 continue;
             }
             let head = format!("{head}.");
@@ -252,6 +255,13 @@ pub fn clean_claim(sentence: &str) -> String {
         match GIST_OPENERS.iter().find(|o| lower.starts_with(*o)) {
             Some(opener) => s = s[opener.len()..].trim_start().to_string(),
             None => break,
+        }
+    }
+    // A quotation mark the sentence opens but never closes (a quote the model cut short).
+    for (open, close) in [('"', '"'), ('“', '”')] {
+        let unbalanced = if open == close { s.matches(open).count() == 1 } else { !s.contains(close) };
+        if s.starts_with(open) && unbalanced {
+            s = s[open.len_utf8()..].to_string();
         }
     }
     let mut chars = s.chars();
@@ -344,6 +354,12 @@ mod tests {
             .unwrap();
         assert_eq!(shown, "Volunteers counted five otters along a two-mile stretch.");
         assert!(support.support >= SUPPORT_MIN);
+        // A head ending on a participle ("… designed") is no sentence.
+        assert!(
+            index()
+                .check_or_trim("Volunteers counted five otters along a two-mile stretch counted by whales singing loudly offshore in the cold winter.", true)
+                .is_err()
+        );
         // A head too short to say anything is not shown.
         assert!(
             index().check_or_trim("Otters swim, while whales sang loudly offshore all winter long.", true).is_err()
@@ -369,5 +385,8 @@ mod tests {
         );
         assert_eq!(clean_claim("Summary: otters dive [1, 3]"), "Otters dive");
         assert_eq!(clean_claim("Prices [in euros] rose"), "Prices [in euros] rose");
+        assert_eq!(clean_claim("\"We love making any type of loaf."), "We love making any type of loaf.");
+        assert_eq!(clean_claim("\"Otters\" is the word."), "\"Otters\" is the word.");
+        assert_eq!(clean_claim("“Otters swim."), "Otters swim.");
     }
 }
