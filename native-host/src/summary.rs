@@ -506,7 +506,7 @@ async fn answer(
     top.sort_unstable();
     // The evidence: from each of the best two passages, its sentence closest to the question.
     let question_words: std::collections::HashSet<String> = grounding::content_words(question).into_iter().collect();
-    let mut lines = String::from("From the page:\n");
+    let mut lines = String::new();
     for &(p, _) in ranked.iter().take(2) {
         let passage = &passages[p];
         let best = writer
@@ -514,16 +514,21 @@ async fn answer(
             .sentences()
             .iter()
             .filter(|s| !s.heading && (passage.offset..passage.offset + passage.text.len()).contains(&s.offset))
-            .max_by_key(|s| {
+            .map(|s| {
                 let words: std::collections::HashSet<String> = grounding::content_words(&s.text).into_iter().collect();
-                (words.intersection(&question_words).count(), std::cmp::Reverse(s.offset))
+                (words.intersection(&question_words).count(), std::cmp::Reverse(s.offset), s)
             })
-            .cloned();
+            // A sentence sharing no word with the question is no evidence for it.
+            .filter(|(hits, _, _)| *hits > 0)
+            .max_by_key(|(hits, offset, _)| (*hits, *offset))
+            .map(|(_, _, s)| s.clone());
         if let Some(sentence) = best {
             lines.push_str(&writer.point(&sentence));
         }
     }
-    job.append(&lines);
+    if !lines.is_empty() {
+        job.append(&format!("From the page:\n{lines}"));
+    }
     writer.count(|c| c.key_points = writer.cited.len());
     if deps.engine.is_model() && !job.cancel.is_cancelled() {
         let texts: Vec<String> = top.iter().map(|&i| passages[i].text.clone()).collect();
@@ -898,15 +903,18 @@ mod tests {
             "Otters were seen by John Smith at the mill.",
             "Whales sing in the winter ocean near Iceland.",
             "Volunteers counted 12 otters.",
+            "Otters return to the river, said NASA.",
+            "{\"summary\": \"Otters return\"}",
         ];
         let (state, prompts) = run_with(&bad, None);
-        assert_eq!(prompts.len(), 6, "each question, then one stricter retry");
+        assert_eq!(prompts.len(), 8, "each of the four gist questions, then one stricter retry");
+        assert!(prompts[6].contains("What does the text say about \"Otters return to the river\"?"), "{}", prompts[6]);
         assert!(!state.text.contains("In short"), "{}", state.text);
-        for word in ["Whales", "12", "ailored", "youtube", "John", "user"] {
+        for word in ["Whales", "12", "ailored", "youtube", "John", "user", "NASA", "summary"] {
             assert!(!state.text.contains(word), "{word} in {}", state.text);
         }
         assert_eq!(state.grounding.model_sentences_shown, 0);
-        assert_eq!(state.grounding.retries, 3);
+        assert_eq!(state.grounding.retries, 4);
         assert!(state.grounding.model_sentences_dropped >= 6, "{:?}", state.grounding);
         assert!(state.notice.as_deref().unwrap().contains("only the page's own key points"));
         // The retry saw less of the page.

@@ -250,6 +250,11 @@ pub fn clean_claim(sentence: &str) -> String {
     let mut s = strip_markers(sentence).trim().trim_start_matches(['-', '*', '•', ' ']).trim().to_string();
     let (body, _) = text::strip_prefix(&s);
     s = body.to_string();
+    // A list number the model opened with ("1) ", "2. ").
+    let digits = s.chars().take_while(char::is_ascii_digit).count();
+    if (1..=2).contains(&digits) && (s[digits..].starts_with(") ") || s[digits..].starts_with(". ")) {
+        s = s[digits + 2..].to_string();
+    }
     loop {
         let lower = s.to_lowercase();
         match GIST_OPENERS.iter().find(|o| lower.starts_with(*o)) {
@@ -384,6 +389,8 @@ mod tests {
             "Otters need clean water."
         );
         assert_eq!(clean_claim("Summary: otters dive [1, 3]"), "Otters dive");
+        assert_eq!(clean_claim("1) Electric toothbrushes work."), "Electric toothbrushes work.");
+        assert_eq!(clean_claim("2015 was a dry year."), "2015 was a dry year.");
         assert_eq!(clean_claim("Prices [in euros] rose"), "Prices [in euros] rose");
         assert_eq!(clean_claim("\"We love making any type of loaf."), "We love making any type of loaf.");
         assert_eq!(clean_claim("\"Otters\" is the word."), "\"Otters\" is the word.");
