@@ -130,7 +130,7 @@ fn default_model(paths: &Paths) -> Result<Option<PathBuf>> {
         .map(PathBuf::from))
 }
 
-/// Runs a command that prints one JSON object as its last line of standard output. A command
+/// Runs a command that prints one JSON object: its whole standard output, or its last line. A command
 /// that fails but still prints an object with an `error` (what it measured before failing) counts
 /// as a result.
 pub(crate) fn json_run(step: &str, command: &mut Command) -> Result<Value> {
@@ -138,8 +138,11 @@ pub(crate) fn json_run(step: &str, command: &mut Command) -> Result<Value> {
     let started = Instant::now();
     let out = command.stderr(Stdio::inherit()).output().with_context(|| format!("{step}: cannot start"))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or_default();
-    let value: Option<Value> = serde_json::from_str(line).ok();
+    // The whole output when it is one (pretty-printed) object, else its last line that is one.
+    let value: Option<Value> = serde_json::from_str(stdout.trim()).ok().or_else(|| {
+        let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or_default();
+        serde_json::from_str(line).ok()
+    });
     match value {
         Some(value) if out.status.success() || value.get("error").is_some() => {
             eprintln!("    {step}: done in {:.1} s", started.elapsed().as_secs_f64());

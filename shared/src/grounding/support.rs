@@ -143,6 +143,15 @@ impl PageIndex {
                 return Err(Rejection::NovelNumber { number });
             }
         }
+        // A token of letters and digits ("v2", "iO8", "4K") is a model number or version: the
+        // page must use that very token, not only the number somewhere else.
+        for token in
+            text::words(claim).filter(|w| w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic))
+        {
+            if !self.vocabulary.contains(&text::normalise(token)) {
+                return Err(Rejection::NovelNumber { number: token.to_string() });
+            }
+        }
         for address in text::addresses(claim) {
             if !self.lower.contains(&address) {
                 return Err(Rejection::NovelAddress { address });
@@ -336,6 +345,13 @@ mod tests {
             Err(Rejection::NovelName { name: "john".into() })
         );
         assert!(index().check("Local groups cleaned the river banks since 2015, said Maria Lopez.").is_ok());
+        // "v2" where the page says v4: the digit 2 elsewhere on the page does not make it true.
+        let page = PageIndex::new("NodeBB v4 is out. It took 2 years of work on federation and forums.");
+        assert_eq!(
+            page.check("NodeBB v2 is out after years of work on federation."),
+            Err(Rejection::NovelNumber { number: "v2".into() })
+        );
+        assert!(page.check("NodeBB v4 is out after years of work on federation.").is_ok());
         assert_eq!(
             index().check("Watch https://youtube.com/x to see otters counted by volunteers."),
             Err(Rejection::NovelAddress { address: "https://youtube.com/x".into() })

@@ -51,12 +51,26 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
                     push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
                     start = i + 2;
                 }
+            } else if end_mark && glued_sentence(bytes, i) && i + 1 > start {
+                // "…disorders.Several studies": two sentences the page's markup ran together.
+                push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
+                start = i + 1;
             }
         }
         push_sentence(&mut out, &body[start..], body_offset + start, heading);
         line_start += line.len() + 1;
     }
     out
+}
+
+/// A sentence end with no space after it: a lower-case word of three letters or more, the mark,
+/// then a capitalised word ("disorders.Several"), never an initialism ("U.S.") or a name with a
+/// dot ("Node.js", "Booking.com").
+fn glued_sentence(bytes: &[u8], i: usize) -> bool {
+    i >= 3
+        && bytes[i - 3..i].iter().all(u8::is_ascii_lowercase)
+        && bytes.get(i + 1).is_some_and(u8::is_ascii_uppercase)
+        && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase)
 }
 
 /// Whether the text before a full stop ends in an abbreviation that does not end a sentence
@@ -220,6 +234,11 @@ mod tests {
         assert_eq!(all[1].text, "Dr. Smith saw otters at 5 p.m. near the mill.");
         assert_eq!(&text[all[2].offset..all[2].offset + 9], "They dove");
         assert_eq!(all[3].text, "U.S. rules apply.");
+        let glued = sentences("It helps anxiety disorders.Several studies agree. Node.js and Booking.com stay whole.");
+        assert_eq!(
+            glued.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["It helps anxiety disorders.", "Several studies agree.", "Node.js and Booking.com stay whole."]
+        );
     }
 
     #[test]
