@@ -488,57 +488,8 @@ pub async fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineError, Generation, TokenSink};
-    use futures::future::BoxFuture;
+    use crate::engine::scripted::Scripted;
     use laika_shared::observation::{Element, FieldKind};
-    use std::sync::Mutex;
-
-    /// A test engine: answers with its script, in order, and then with the first option the
-    /// schema offers (what SmolLM2 does when asked for a number); records what it was asked.
-    struct Fake {
-        small: bool,
-        script: Mutex<Vec<String>>,
-        asked: Mutex<Vec<GenerateRequest>>,
-    }
-
-    impl Fake {
-        fn new(small: bool, script: &[&str]) -> Arc<Fake> {
-            let script = script.iter().rev().map(|s| s.to_string()).collect();
-            Arc::new(Fake { small, script: Mutex::new(script), asked: Mutex::new(vec![]) })
-        }
-    }
-
-    impl Engine for Fake {
-        fn model_id(&self) -> String {
-            "test:fake".into()
-        }
-        fn context_tokens(&self) -> usize {
-            8192
-        }
-        fn small(&self) -> bool {
-            self.small
-        }
-        fn generate<'a>(
-            &'a self,
-            request: GenerateRequest,
-            _sink: TokenSink<'a>,
-            _cancel: &'a CancellationToken,
-        ) -> BoxFuture<'a, Result<Generation, EngineError>> {
-            Box::pin(async move {
-                let scripted = self.script.lock().unwrap().pop();
-                let text = scripted.unwrap_or_else(|| match &request.shape {
-                    OutputShape::Json(schema) => {
-                        let first = &schema["anyOf"][0]["properties"];
-                        json!({ "choice": first["choice"]["const"], "tool_calls": first["tool_calls"]["const"] })
-                            .to_string()
-                    }
-                    _ => String::new(),
-                });
-                self.asked.lock().unwrap().push(request);
-                Ok(Generation { text, finish_reason: "stop".into(), ..Generation::default() })
-            })
-        }
-    }
 
     fn element(handle: &str, role: &str, text: &str, kind: Option<FieldKind>) -> Element {
         let tag = if kind == Some(FieldKind::Select) { "select" } else { "button" };
@@ -580,11 +531,11 @@ mod tests {
         }
     }
 
-    fn deps(engine: Arc<Fake>) -> AgentDeps {
+    fn deps(engine: Arc<Scripted>) -> AgentDeps {
         AgentDeps { engine, history: None, debug: Arc::new(DebugLog::off()), sampling: Sampling::default() }
     }
 
-    async fn run(engine: &Arc<Fake>, goal: &str, step: u32) -> Value {
+    async fn run(engine: &Arc<Scripted>, goal: &str, step: u32) -> Value {
         plan(&input(goal, step), &deps(engine.clone()), &CancellationToken::new()).await.unwrap().reply
     }
 
@@ -600,7 +551,7 @@ mod tests {
     #[tokio::test]
     async fn read_only_goals_ask_no_engine_and_propose_nothing() {
         for small in [true, false] {
-            let engine = Fake::new(small, &[]);
+            let engine = Scripted::new(small, &[]);
             for goal in ["Summarise this page", "What are these boots made of?"] {
                 let reply = run(&engine, goal, 1).await;
                 assert_eq!(reply["tool_calls"], json!([]), "{reply}");
@@ -613,7 +564,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_small_model_reads_plain_text_and_chooses_among_the_ranked_calls() {
-        let engine = Fake::new(true, &[]);
+        let engine = Scripted::new(true, &[]);
         let reply = run(&engine, "Buy these boots in size 42", 1).await;
         assert_eq!(
             calls(&reply),
@@ -646,13 +597,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_goal_the_ranking_cannot_place_asks_no_small_model() {
-        let engine = Fake::new(true, &[]);
+        let engine = Scripted::new(true, &[]);
         let reply = run(&engine, "click the purple elephant", 1).await;
         assert_eq!(reply["tool_calls"], json!([]));
         assert!(reply["summary"].as_str().unwrap().starts_with("I found nothing on this page"), "{reply}");
         assert!(engine.asked.lock().unwrap().is_empty());
         // A goal that neither reads nor names an action still reaches a planner that reads packets.
-        let engine = Fake::new(false, &[r#"{"summary":"Which boots?","tool_calls":[]}"#]);
+        let engine = Scripted::new(false, &[r#"{"summary":"Which boots?","tool_calls":[]}"#]);
         let reply = run(&engine, "the boots in size 42", 1).await;
         assert_eq!(engine.asked.lock().unwrap().len(), 1);
         assert_eq!(reply["summary"], "Which boots?");
@@ -664,7 +615,7 @@ mod tests {
         // repaired, and typing into the password field is denied by the gate.
         let stray = r#"{"summary":"ok","tool_calls":[{"name":"browser.click","arguments":{"handleId":"laika-99"}}]}"#;
         let secret = r#"{"summary":"ok","tool_calls":[{"name":"browser.type","arguments":{"handleId":"laika-5","text":"hunter2"}}]}"#;
-        let engine = Fake::new(false, &[stray, secret]);
+        let engine = Scripted::new(false, &[stray, secret]);
         let reply = run(&engine, "Buy these boots in size 42", 1).await;
         assert_eq!(reply["repairs"], 1, "{reply}");
         let call = &reply["tool_calls"][0];

@@ -134,7 +134,7 @@ pub fn measure(summary: &str, citations: &[Value], page_text: &str) -> Value {
         })
         .collect();
     // Citation markers are not the summary's numbers.
-    let without_markers: String = shown_sentences(summary).join(" ");
+    let without_markers: String = sentences.join(" ");
     let novel: Vec<String> =
         probe_numbers(&without_markers).into_iter().filter(|n| !page_numbers.contains(n)).collect();
     let verbatim = citations

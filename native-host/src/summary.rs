@@ -242,10 +242,15 @@ impl Writer<'_> {
         self.cited.len()
     }
 
+    /// A page sentence as shown: `sentence [n]`.
+    fn quoted(&mut self, sentence: &Sentence) -> String {
+        let n = self.cite(sentence);
+        format!("{} [{n}]", shorten(&sentence.text, QUOTE_CHARS))
+    }
+
     /// A page sentence as a cited line: `- sentence [n]`.
     fn point(&mut self, sentence: &Sentence) -> String {
-        let n = self.cite(sentence);
-        format!("- {} [{n}]\n", shorten(&sentence.text, QUOTE_CHARS))
+        format!("- {}\n", self.quoted(sentence))
     }
 
     fn count(&self, f: impl FnOnce(&mut GroundingCounts)) {
@@ -396,10 +401,7 @@ async fn summary(
                 grounding::key_points(&part_sentences, &observation.title, 1)
                     .first()
                     .filter(|&&p| !writer.cited.iter().any(|c| c.offset == part_sentences[p].offset))
-                    .map(|&p| {
-                        let n = writer.cite(&part_sentences[p]);
-                        format!("{} [{n}]", shorten(&part_sentences[p].text, QUOTE_CHARS))
-                    })
+                    .map(|&p| writer.quoted(&part_sentences[p]))
                     .unwrap_or_default()
             };
             if !line.is_empty() {
@@ -578,11 +580,8 @@ async fn ask(
             0 => Sampling { seed: deps.sampling.seed, ..Sampling::greedy() },
             _ => Sampling { frequency_penalty: 0.6, presence_penalty: 0.3, dry_multiplier: 1.0, ..Sampling::greedy() },
         };
-        let shape = if deps.constrain {
-            OutputShape::Sentences { max: max_sentences, max_chars: SENTENCE_CHARS }
-        } else {
-            OutputShape::Markdown
-        };
+        let shape =
+            if deps.constrain { OutputShape::Sentences { max_chars: SENTENCE_CHARS } } else { OutputShape::Markdown };
         let generate = GenerateRequest {
             system: system.to_string(),
             user: user.clone(),
@@ -590,7 +589,7 @@ async fn ask(
             sampling,
             shape,
         };
-        let mut guard = grounding::LoopGuard::new(&writer.index.text().to_lowercase());
+        let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();
         let mut sink = |piece: &str| {
             if guard.push(piece) {
@@ -791,50 +790,7 @@ pub async fn follow(job: &SummaryJob, mut on_text: impl FnMut(&str)) -> JobState
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{EngineError, Generation, TokenSink};
-    use futures::future::BoxFuture;
-
-    /// An engine that answers each call with the next scripted reply, streamed in small pieces
-    /// (the real engines are tested with the real model in tests/model.rs and the e2e suite;
-    /// here the point is what the gate does with a given output).
-    struct Scripted {
-        replies: Mutex<Vec<&'static str>>,
-        prompts: Mutex<Vec<String>>,
-    }
-
-    impl Engine for Scripted {
-        fn model_id(&self) -> String {
-            "scripted".into()
-        }
-        fn context_tokens(&self) -> usize {
-            2048
-        }
-        fn small(&self) -> bool {
-            true
-        }
-        fn generate<'a>(
-            &'a self,
-            request: GenerateRequest,
-            sink: TokenSink<'a>,
-            cancel: &'a CancellationToken,
-        ) -> BoxFuture<'a, Result<Generation, EngineError>> {
-            Box::pin(async move {
-                self.prompts.lock().unwrap().push(request.user.clone());
-                let reply = self.replies.lock().unwrap().pop().unwrap_or("");
-                let mut out = Generation { finish_reason: "stop".into(), ..Generation::default() };
-                for piece in reply.as_bytes().chunks(5) {
-                    if cancel.is_cancelled() {
-                        out.finish_reason = "cancelled".into();
-                        break;
-                    }
-                    let piece = std::str::from_utf8(piece).unwrap();
-                    out.text.push_str(piece);
-                    sink(piece);
-                }
-                Ok(out)
-            })
-        }
-    }
+    use crate::engine::scripted::Scripted;
 
     const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week, the \
         first otters on the river in forty years. Volunteers counted five otters along a two-mile stretch of the \
@@ -842,10 +798,7 @@ mod tests {
         groups have cleaned the river banks every spring since 2015, the trust said.";
 
     fn run_with(replies: &[&'static str], question: Option<&str>) -> (JobState, Vec<String>) {
-        let engine = Arc::new(Scripted {
-            replies: Mutex::new(replies.iter().rev().copied().collect()),
-            prompts: Mutex::default(),
-        });
+        let engine = Scripted::new(true, replies);
         let observation = Observation {
             url: "https://news.example/otters".into(),
             title: "Otters return to the river".into(),
@@ -867,8 +820,7 @@ mod tests {
         };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(run(job.clone(), input, deps));
-        let prompts = engine.prompts.lock().unwrap().clone();
-        (job.snapshot(), prompts)
+        (job.snapshot(), engine.prompts())
     }
 
     #[test]

@@ -249,11 +249,6 @@ fn compact(schema: &serde_json::Value) -> serde_json::Value {
     schema
 }
 
-/// `min..=max` lines of "- " and at least a few characters, none longer than `max_chars`.
-fn bullets_regex(min: usize, max: usize, max_chars: usize) -> String {
-    format!("(- [A-Z0-9][^\\n]{{8,{max_chars}}}\\n){{{min},{max}}}")
-}
-
 /// Plain sentences on one line, at most `max_chars` characters: opens with a capital, a digit
 /// or a quote, holds no line break (no list, no heading), and may end anywhere — a sentence the
 /// limit cuts is dropped or cut back to a clause by the grounding gate, never closed with a
@@ -367,10 +362,7 @@ async fn stream(
     }
     match &request.shape {
         OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(compact(schema))),
-        OutputShape::Bullets { min, max, max_chars } => {
-            builder = builder.set_constraint(Constraint::Regex(bullets_regex(*min, *max, *max_chars)))
-        }
-        OutputShape::Sentences { max_chars, .. } => {
+        OutputShape::Sentences { max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(sentences_regex(*max_chars)))
         }
         OutputShape::Markdown => {}

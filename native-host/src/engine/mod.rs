@@ -3,8 +3,9 @@
 //! - [`openai`]: an OpenAI-compatible HTTP server (vLLM, SGLang, Ollama, llama.cpp's server);
 //! - [`extractive`]: no model; a grounded extractive answer computed from the request itself.
 //!
-//! Every engine receives the same two messages: a fixed system prompt (instructions only) and
-//! the user content, which is the `input` + `context` of a laika.llmcp request packet as JSON.
+//! Every engine receives two messages: a fixed system prompt (instructions only) and the user
+//! content: the `input` + `context` of a laika.llmcp request packet as JSON, or for a
+//! [`Engine::small`] model the same request rendered as plain text (`prompt::plain_prompt`).
 //! Page text therefore only ever reaches a model inside that untrusted user content.
 
 pub mod extractive;
@@ -13,6 +14,8 @@ pub mod mistral;
 pub mod openai;
 #[cfg(feature = "embedded")]
 pub mod requant;
+#[cfg(test)]
+pub mod scripted;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -62,16 +65,12 @@ impl Sampling {
 pub enum OutputShape {
     /// Free text in the sanitised Markdown subset (answers; streamed to the user).
     Markdown,
-    /// A Markdown bullet list of `min..=max` points of at most `max_chars` characters each.
-    /// Engines that can constrain decoding hold the output to exactly that shape, which keeps a
-    /// small model from running on or looping; others get the same request in the prompt.
-    Bullets { min: usize, max: usize, max_chars: usize },
     /// One JSON object valid under this schema (decoded under it where the engine can).
     Json(Value),
-    /// One to `max` plain sentences on one line, each at most `max_chars` characters (a gist or
-    /// an answer): engines that constrain decoding hold the output to that shape, so a small
-    /// model can neither run on nor start a list.
-    Sentences { max: usize, max_chars: usize },
+    /// Plain sentences on one line, at most `max_chars` characters (a gist or an answer):
+    /// engines that constrain decoding hold the output to that shape, so a small model can
+    /// neither run on nor start a list.
+    Sentences { max_chars: usize },
 }
 
 #[derive(Clone, Debug)]

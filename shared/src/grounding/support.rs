@@ -120,6 +120,11 @@ impl PageIndex {
         &self.sentences
     }
 
+    /// The page text in lower case (what the loop guard tells the page's own words by).
+    pub fn lower(&self) -> &str {
+        &self.lower
+    }
+
     /// Whether the page itself uses a phrase (an echo phrase on the page is the page's word).
     pub fn mentions(&self, phrase: &str) -> bool {
         self.lower.contains(phrase)
