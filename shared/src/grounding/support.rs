@@ -174,9 +174,16 @@ impl PageIndex {
         let as_written = text::probe_words(claim);
         let on_page =
             as_written.iter().filter(|w| self.exact.contains(*w)).count() as f64 / as_written.len().max(1) as f64;
-        let (best, support) = self.best_support(&words);
+        let (best, support, used) = self.best_support(&words);
         match best {
             Some(index) if support >= SUPPORT_MIN && on_page >= PAGE_SUPPORT_MIN => {
+                // A number must stand in the sentences that support the claim, not merely somewhere
+                // on the page ("a 5-gallon tank" where the page has a 50 gallon tank and a "#5").
+                let supporting: HashSet<String> =
+                    used.iter().flat_map(|&i| text::numbers(&self.sentences[i].text)).collect();
+                if let Some(number) = text::numbers(claim).into_iter().find(|n| !supporting.contains(n)) {
+                    return Err(Rejection::NovelNumber { number });
+                }
                 Ok(Support { sentence: self.sentences[index].clone(), support })
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
@@ -187,7 +194,7 @@ impl PageIndex {
     /// the share of `words` that it and up to [`SUPPORT_SENTENCES`]` - 1` more sentences hold
     /// together, each chosen for the words it adds (a gist joins facts the page states in
     /// different sentences; each of them must still be on the page).
-    fn best_support(&self, words: &HashSet<String>) -> (Option<usize>, f64) {
+    fn best_support(&self, words: &HashSet<String>) -> (Option<usize>, f64, Vec<usize>) {
         let mut overlap: HashMap<usize, usize> = HashMap::new();
         for word in words {
             for &i in self.postings.get(word).map(Vec::as_slice).unwrap_or(&[]) {
@@ -201,10 +208,19 @@ impl PageIndex {
             .map(|(i, n)| (n, i))
             .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let Some(&(_, best)) = ranked.first() else { return (None, 0.0) };
+        let Some(&(_, best)) = ranked.first() else { return (None, 0.0, vec![]) };
+        let mut used = vec![best];
         let mut covered: HashSet<&String> = words.iter().filter(|w| self.sets[best].contains(*w)).collect();
         for _ in 1..SUPPORT_SENTENCES {
-            let gain = |i: usize| words.iter().filter(|w| !covered.contains(w) && self.sets[i].contains(*w)).count();
+            // A further sentence is taken for the words it adds, not for a bare number it shares:
+            // a number must stand beside the words it describes.
+            let gain = |i: usize| {
+                words
+                    .iter()
+                    .filter(|w| !w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+                    .filter(|w| !covered.contains(w) && self.sets[i].contains(*w))
+                    .count()
+            };
             let Some((added, next)) =
                 ranked.iter().take(40).map(|&(_, i)| (gain(i), i)).max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
             else {
@@ -214,8 +230,9 @@ impl PageIndex {
                 break;
             }
             covered.extend(words.iter().filter(|w| self.sets[next].contains(*w)));
+            used.push(next);
         }
-        (Some(best), covered.len() as f64 / words.len() as f64)
+        (Some(best), covered.len() as f64 / words.len() as f64, used)
     }
 }
 
@@ -357,6 +374,13 @@ mod tests {
             Err(Rejection::NovelNumber { number: "v2".into() })
         );
         assert!(page.check("NodeBB v4 is out after years of work on federation.").is_ok());
+        // A number on the page, but not in the sentences that support the claim.
+        let page = PageIndex::new("I just got a 50 gallon tank for a fish only setup. Reply #5 came later.");
+        assert_eq!(
+            page.check("They got a 5-gallon tank for a fish only setup."),
+            Err(Rejection::NovelNumber { number: "5".into() })
+        );
+        assert!(page.check("They got a 50 gallon tank for a fish only setup.").is_ok());
         assert_eq!(
             index().check("Watch https://youtube.com/x to see otters counted by volunteers."),
             Err(Rejection::NovelAddress { address: "https://youtube.com/x".into() })
