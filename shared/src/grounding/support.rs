@@ -10,7 +10,7 @@
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
+    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
     PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
 };
 use std::collections::{HashMap, HashSet};
@@ -53,6 +53,10 @@ pub enum Rejection {
     NovelAddress {
         address: String,
     },
+    /// A negation or comparison word ("not", "more", "than") its supporting sentences lack.
+    NovelQualifier {
+        word: String,
+    },
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -70,6 +74,7 @@ impl Rejection {
             Rejection::NovelNumber { .. } => "novel_number",
             Rejection::NovelName { .. } => "novel_name",
             Rejection::NovelAddress { .. } => "novel_address",
+            Rejection::NovelQualifier { .. } => "novel_qualifier",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -184,6 +189,14 @@ impl PageIndex {
                 if let Some(number) = text::numbers(claim).into_iter().find(|n| !supporting.contains(n)) {
                     return Err(Rejection::NovelNumber { number });
                 }
+                // So must a word that turns the claim around ("more … than", "not").
+                let qualifiers: HashSet<String> =
+                    used.iter().flat_map(|&i| text::meaning_words(&self.sentences[i].text)).collect();
+                let mut novel: Vec<String> = text::meaning_words(claim).difference(&qualifiers).cloned().collect();
+                novel.sort();
+                if let Some(word) = novel.into_iter().next() {
+                    return Err(Rejection::NovelQualifier { word });
+                }
                 Ok(Support { sentence: self.sentences[index].clone(), support })
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
@@ -261,11 +274,14 @@ impl PageIndex {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':']).trim_end();
             // "… camera designed" is no sentence: a head may not end on a participle waiting
             // for its "by" or "with".
-            let dangling = head.rsplit(' ').next().is_some_and(|w| w.len() > 3 && w.ends_with("ed"));
+            let dangling = head.rsplit(' ').next().is_some_and(|w| {
+                (w.len() > 3 && w.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&w.to_lowercase().as_str())
+            });
             if dangling || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
                 continue;
             }
-            let head = format!("{head}.");
+            // Cleaned again: a quotation the cut left open is no longer the model's quote.
+            let head = clean_claim(&format!("{head}."));
             if let Ok(support) = self.check(&head) {
                 return Ok((head, support));
             }
@@ -388,6 +404,24 @@ mod tests {
     }
 
     #[test]
+    fn a_negation_or_comparison_the_supporting_sentences_lack_is_dropped() {
+        let page = PageIndex::new(
+            "The average online college student pays about $1,000 per class. Cost isn't a concern for most students.",
+        );
+        assert_eq!(
+            page.check("The average online college student pays $1,000 more per class than others."),
+            Err(Rejection::NovelQualifier { word: "more".into() })
+        );
+        assert!(page.check("The average online college student pays about $1,000 per class.").is_ok());
+        assert_eq!(
+            page.check("The average online student does not pay $1,000 per class."),
+            Err(Rejection::NovelQualifier { word: "not".into() })
+        );
+        // The page's own "isn't" and "most" are there to be restated.
+        assert!(page.check("Cost is not a concern for most college students.").is_ok());
+    }
+
+    #[test]
     fn echoes_loops_and_empty_sentences_are_dropped() {
         assert!(matches!(
             index().check("The user wants a summary of the documents about otters."),
@@ -409,6 +443,23 @@ mod tests {
             index()
                 .check_or_trim("Volunteers counted five otters along a two-mile stretch counted by whales singing loudly offshore in the cold winter.", true)
                 .is_err()
+        );
+        // Nor is one ending on an irregular participle ("… made").
+        assert!(
+            index()
+                .check_or_trim("Volunteers counted five otters along a two-mile stretch made with whales singing loudly offshore.", true)
+                .is_err()
+        );
+        // A quotation mark the cut left unclosed goes with the tail.
+        assert_eq!(
+            index()
+                .check_or_trim(
+                    "\"Volunteers counted five otters along a two-mile stretch, including sharks and whales,\" the diver wrote in \"Winter\".",
+                    true,
+                )
+                .unwrap()
+                .0,
+            "Volunteers counted five otters along a two-mile stretch."
         );
         // A head too short to say anything is not shown.
         assert!(

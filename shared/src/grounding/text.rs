@@ -1,7 +1,9 @@
 //! The text stage: page text cut into sentences (with their offsets, so a quote can be found
 //! again), and the words a sentence is compared by.
 
-use super::words::{META_WORDS, PROBE_STOPWORDS, STOPWORDS};
+use std::collections::HashSet;
+
+use super::words::{MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, STOPWORDS};
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,6 +136,21 @@ pub fn probe_words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .map(|w| w.trim_matches(['\'', '’']).to_lowercase())
         .filter(|w| w.chars().count() >= 3 && !PROBE_STOPWORDS.contains(&w.as_str()))
+        .collect()
+}
+
+/// The negation and comparison words of a text ([`MEANING_WORDS`]), lower-cased; a contraction
+/// ending in "n't" and "cannot" count as "not".
+pub fn meaning_words(text: &str) -> HashSet<String> {
+    words(text)
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .filter_map(|w| {
+            if w.ends_with("n't") || w == "cannot" {
+                Some("not".to_string())
+            } else {
+                MEANING_WORDS.contains(&w.as_str()).then_some(w)
+            }
+        })
         .collect()
 }
 

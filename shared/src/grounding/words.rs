@@ -396,6 +396,23 @@ pub const CLAUSE_BREAKS: &[&str] = &[
     " with ",
 ];
 
+/// Words that turn what a sentence claims around without being content words: negation and
+/// comparison. Content-word support cannot see them ("pays about $1,000 per class" supports "pays
+/// $1,000 more per class than …" word for word), so each must stand in the sentences that support
+/// the claim. From SmolLM2-135M's gists on the dev pages (wcxb-0020's "$1,000 more … than");
+/// contractions ("isn't", "can't") count as "not".
+pub const MEANING_WORDS: &[&str] =
+    &["not", "no", "never", "none", "nor", "without", "more", "less", "fewer", "than", "most", "least"];
+
+/// Past participles that do not end in "-ed": a cut head ending on one waits for its "by" or
+/// "with" ("Almondina is a delicious snack made."). The common irregular participles.
+pub const IRREGULAR_PARTICIPLES: &[&str] = &[
+    "made", "done", "known", "given", "taken", "shown", "seen", "built", "found", "held", "kept", "sold",
+    "sent", "written", "grown", "born", "worn", "drawn", "driven", "brought", "bought", "caught", "taught",
+    "thought", "told", "run", "put", "set", "cut", "left", "led", "paid", "said", "won", "hidden", "chosen",
+    "spoken", "broken", "frozen", "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown",
+];
+
 /// A cut head must keep at least this many content words to say something of its own.
 pub const MIN_HEAD_CONTENT_WORDS: usize = 4;
 
