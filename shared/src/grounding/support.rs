@@ -10,8 +10,8 @@
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
-    PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
+    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS,
+    MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -447,7 +447,10 @@ mod tests {
         // Nor is one ending on an irregular participle ("… made").
         assert!(
             index()
-                .check_or_trim("Volunteers counted five otters along a two-mile stretch made with whales singing loudly offshore.", true)
+                .check_or_trim(
+                    "Volunteers counted five otters along a two-mile stretch made with whales singing loudly offshore.",
+                    true
+                )
                 .is_err()
         );
         // A quotation mark the cut left unclosed goes with the tail.

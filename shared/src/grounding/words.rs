@@ -407,10 +407,10 @@ pub const MEANING_WORDS: &[&str] =
 /// Past participles that do not end in "-ed": a cut head ending on one waits for its "by" or
 /// "with" ("Almondina is a delicious snack made."). The common irregular participles.
 pub const IRREGULAR_PARTICIPLES: &[&str] = &[
-    "made", "done", "known", "given", "taken", "shown", "seen", "built", "found", "held", "kept", "sold",
-    "sent", "written", "grown", "born", "worn", "drawn", "driven", "brought", "bought", "caught", "taught",
-    "thought", "told", "run", "put", "set", "cut", "left", "led", "paid", "said", "won", "hidden", "chosen",
-    "spoken", "broken", "frozen", "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown",
+    "made", "done", "known", "given", "taken", "shown", "seen", "built", "found", "held", "kept", "sold", "sent",
+    "written", "grown", "born", "worn", "drawn", "driven", "brought", "bought", "caught", "taught", "thought", "told",
+    "run", "put", "set", "cut", "left", "led", "paid", "said", "won", "hidden", "chosen", "spoken", "broken", "frozen",
+    "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown",
 ];
 
 /// A cut head must keep at least this many content words to say something of its own.
