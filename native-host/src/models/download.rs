@@ -5,7 +5,14 @@
 //! early return cannot forget it), a directory the install created is removed again when it is
 //! empty, and an installed model is replaced only by a file that passed every check. Errors are
 //! one line with a stable code: MODEL_DOWNLOAD_FAILED (no answer, an HTTP error status, a broken
-//! or cut-off body), MODEL_SIZE_MISMATCH, MODEL_HASH_MISMATCH, MODEL_WRITE_FAILED (the disk).
+//! or cut-off body), MODEL_DOWNLOAD_UNTRUSTED (the server's certificate is not trusted here),
+//! MODEL_SIZE_MISMATCH, MODEL_HASH_MISMATCH, MODEL_WRITE_FAILED (the disk).
+//!
+//! Certificates are checked against the platform's trust store (rustls-native-certs through
+//! reqwest's `rustls-tls-native-roots`: `SSL_CERT_FILE` and `SSL_CERT_DIR` when set, else the
+//! system's bundle, the macOS keychain or the Windows store), not a list compiled in: networks
+//! that reach the internet through a TLS-inspecting proxy put its CA there, and pip, npm and
+//! curl trust it from there too.
 //!
 //! The origin (`https://huggingface.co`) can be replaced for tests and local mirrors
 //! ([`origin`]): the sizes and hashes are checked the same way whatever serves the bytes.
@@ -227,6 +234,39 @@ impl Drop for Staging {
     }
 }
 
+/// The HTTPS client of every model download (and PyPI's index).
+pub(crate) fn client() -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(20))
+        // A server that stops sending fails the download instead of hanging it.
+        .read_timeout(std::time::Duration::from_secs(60))
+        .user_agent(concat!("laika-host/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| anyhow!("MODEL_DOWNLOAD_FAILED: cannot set up HTTPS: {}", one_line(&e)))
+}
+
+/// A request that got no answer, as one line: a certificate this machine does not trust gets its
+/// own code, the host's name and what to do.
+pub(crate) fn request_failed(url: &str, error: reqwest::Error) -> anyhow::Error {
+    let cause = one_line(&error.without_url());
+    let host = reqwest::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+    if let Some(problem) = certificate_problem(&cause) {
+        return anyhow!(
+            "MODEL_DOWNLOAD_UNTRUSTED: {host}'s certificate is not trusted on this machine ({problem}); Laika \
+             trusts the system's certificate store: add the CA that signs it there (or name a bundle \
+             with it in SSL_CERT_FILE), as for pip or curl"
+        );
+    }
+    anyhow!("MODEL_DOWNLOAD_FAILED: {url}: {cause}")
+}
+
+/// The certificate part of a TLS failure ("invalid peer certificate: UnknownIssuer"), if that is
+/// what `cause` is.
+fn certificate_problem(cause: &str) -> Option<&str> {
+    let at = cause.find("invalid peer certificate").or_else(|| cause.find("certificate"))?;
+    Some(cause[at..].trim())
+}
+
 /// An error and its causes on one line (reqwest's errors keep the useful part, such as
 /// "Connection refused", in their sources).
 pub(crate) fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
@@ -259,18 +299,7 @@ pub(crate) async fn fetch(
     std::fs::create_dir_all(dir).map_err(|e| anyhow!("MODEL_WRITE_FAILED: cannot create {}: {e}", dir.display()))?;
     let mut staging = Staging { partial: dir.join(format!("{file_name}.partial")), created_dir, committed: false };
 
-    let client = reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(20))
-        // A server that stops sending fails the download instead of hanging it.
-        .read_timeout(std::time::Duration::from_secs(60))
-        .user_agent(concat!("laika-host/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| anyhow!("MODEL_DOWNLOAD_FAILED: {}", one_line(&e)))?;
-    let response = client
-        .get(url)
-        .send()
-        .await
-        .map_err(|e| anyhow!("MODEL_DOWNLOAD_FAILED: {url}: {}", one_line(&e.without_url())))?;
+    let response = client()?.get(url).send().await.map_err(|e| request_failed(url, e))?;
     if !response.status().is_success() {
         bail!("MODEL_DOWNLOAD_FAILED: {url} answered {}", response.status());
     }

