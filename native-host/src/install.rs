@@ -15,6 +15,11 @@
 //! binary. The launcher `exec`s the host with the browser's arguments, so the host still sees
 //! the extension origin (Chromium) or the manifest path and add-on id (Firefox).
 //!
+//! By default every browser that is installed (its program on `PATH` on Linux, its application
+//! bundle on macOS) or set up for this user (its profile folder exists) is registered: a browser
+//! installed but never started has no profile folder yet, and its `NativeMessagingHosts` folder
+//! is created, which the browser keeps when it creates the rest on its first start.
+//!
 //! Every file is written atomically (a temporary file in the same directory, then a rename).
 //! Failures carry stable codes: `INSTALL_NO_HOME`, `INSTALL_UNSUPPORTED`, `INSTALL_BAD_ARGS`,
 //! `INSTALL_HOST_PATH`, `INSTALL_BAD_PATH`, `INSTALL_IO`, `INSTALL_NO_BROWSER`.
@@ -44,7 +49,7 @@ pub enum BrowserChoice {
     Edge,
     Brave,
     Firefox,
-    /// Every browser set up for this user (the default).
+    /// Every browser installed or set up for this user (the default).
     All,
 }
 
@@ -77,6 +82,30 @@ impl Browser {
             Browser::Edge => "Microsoft Edge",
             Browser::Brave => "Brave",
             Browser::Firefox => "Firefox",
+        }
+    }
+
+    /// The programs that start it on Linux, looked for on `PATH` (the names its packages
+    /// install: Google's and Microsoft's .deb and .rpm, Debian's and Fedora's Chromium, Brave's
+    /// packages, Mozilla's and Debian's Firefox).
+    fn executables(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chrome => &["google-chrome", "google-chrome-stable"],
+            Browser::Chromium => &["chromium", "chromium-browser"],
+            Browser::Edge => &["microsoft-edge", "microsoft-edge-stable"],
+            Browser::Brave => &["brave-browser", "brave"],
+            Browser::Firefox => &["firefox", "firefox-esr"],
+        }
+    }
+
+    /// Its application bundle on macOS.
+    fn bundle(self) -> &'static str {
+        match self {
+            Browser::Chrome => "Google Chrome.app",
+            Browser::Chromium => "Chromium.app",
+            Browser::Edge => "Microsoft Edge.app",
+            Browser::Brave => "Brave Browser.app",
+            Browser::Firefox => "Firefox.app",
         }
     }
 
@@ -217,8 +246,9 @@ fn sh_quote(text: &str) -> String {
 #[derive(clap::Args, Debug)]
 pub struct InstallArgs {
     /// The browsers to register with (comma-separated or repeated). `all`, the default, writes
-    /// for every browser set up for this user and skips the others; a browser named here is
-    /// written for even when it has not been set up yet.
+    /// for every browser installed (its program or application found) or set up for this user,
+    /// creating its manifest folder when it has not been started yet, and skips the others; a
+    /// browser named here is written for even when it is neither.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "BROWSER")]
     pub browser: Vec<BrowserChoice>,
     /// A custom Chromium-family profile (`chromium --user-data-dir=DIR`): writes
@@ -279,6 +309,10 @@ pub struct Environment {
     pub home: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
     pub laika_data_dir: Option<PathBuf>,
+    /// The directories of `PATH`, where a browser's program is looked for (Linux).
+    pub path: Vec<PathBuf>,
+    /// Where application bundles are looked for (macOS: `/Applications`, `~/Applications`).
+    pub applications: Vec<PathBuf>,
 }
 
 impl Environment {
@@ -290,9 +324,26 @@ impl Environment {
         let absolute_var = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
         Environment {
             os: Os::current(),
-            home,
             xdg_config_home: absolute_var("XDG_CONFIG_HOME"),
             laika_data_dir: std::env::var_os("LAIKA_DATA_DIR").filter(|d| !d.is_empty()).map(PathBuf::from),
+            path: std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default(),
+            applications: std::iter::once(PathBuf::from("/Applications"))
+                .chain(home.as_ref().map(|h| h.join("Applications")))
+                .collect(),
+            home,
+        }
+    }
+
+    /// Where `browser` is installed: its program on `PATH` (Linux) or its application bundle
+    /// (macOS).
+    pub fn find_browser(&self, browser: Browser) -> Option<PathBuf> {
+        match self.os? {
+            Os::Linux => self
+                .path
+                .iter()
+                .flat_map(|dir| browser.executables().iter().map(move |name| dir.join(name)))
+                .find(|candidate| is_executable(candidate)),
+            Os::MacOs => self.applications.iter().map(|dir| dir.join(browser.bundle())).find(|b| b.is_dir()),
         }
     }
 }
@@ -310,6 +361,11 @@ pub struct Target {
     pub explicit: bool,
     /// Who `config_dir` belongs to, for the reason a target is skipped.
     pub title: &'static str,
+    /// The browser's program or application bundle, when it is installed: its manifest is
+    /// written even before its first start has made `config_dir`.
+    pub installed: Option<PathBuf>,
+    /// What was looked for, for the reason a target is skipped.
+    pub looked_for: String,
 }
 
 impl Target {
@@ -357,6 +413,8 @@ pub fn targets(args: &InstallArgs, env: &Environment) -> Result<Vec<Target>, Ins
             config_dir: dir,
             explicit: true,
             title: "the profile",
+            installed: None,
+            looked_for: String::new(),
         }]);
     }
     let Some(home) = &env.home else {
@@ -377,6 +435,11 @@ pub fn targets(args: &InstallArgs, env: &Environment) -> Result<Vec<Target>, Ins
                 hosts_dir,
                 explicit: named.contains(&browser),
                 title: browser.title(),
+                installed: env.find_browser(browser),
+                looked_for: match os {
+                    Os::Linux => format!("no {} on PATH", browser.executables().join(" or ")),
+                    Os::MacOs => format!("no {} in /Applications or ~/Applications", browser.bundle()),
+                },
             }
         })
         .collect())
@@ -403,6 +466,20 @@ pub fn host_path(arg: Option<&Path>) -> Result<PathBuf, InstallError> {
         }
     }
     Ok(canonical)
+}
+
+/// A regular file (or a link to one) that may be run.
+fn is_executable(path: &Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
+    }
 }
 
 fn utf8(path: &Path) -> Result<&str, InstallError> {
@@ -521,12 +598,13 @@ fn remove_if_present(path: &Path) -> Result<bool, InstallError> {
 
 /// Writes one target's manifest (and launcher, with a data directory).
 pub fn install_target(target: &Target, host: &str, data_dir: Option<&str>, dry_run: bool) -> Outcome {
-    if !target.explicit && !target.config_dir.is_dir() {
+    if !target.explicit && !target.config_dir.is_dir() && target.installed.is_none() {
         let mut outcome = Outcome::new(target, Status::Skipped);
         outcome.reason = Some(format!(
-            "{} does not exist: {} is not set up for this user",
+            "{} is not installed ({}) and not set up for this user ({} does not exist)",
+            target.title,
+            target.looked_for,
             target.config_dir.display(),
-            target.title
         ));
         return outcome;
     }
@@ -548,8 +626,17 @@ fn write_target(target: &Target, host: &str, data_dir: Option<&str>, dry_run: bo
     let mut outcome = Outcome::new(target, if dry_run { Status::WouldWrite } else { Status::Written });
     outcome.launcher = launcher.as_ref().map(|_| launcher_path.clone());
     if !target.config_dir.is_dir() {
-        outcome.reason =
-            Some(format!("{} did not exist{}", target.config_dir.display(), if dry_run { "" } else { "; created" }));
+        let found = match &target.installed {
+            Some(program) => {
+                format!("{} is installed ({}) but has not been started yet: ", target.title, program.display())
+            }
+            None => String::new(),
+        };
+        outcome.reason = Some(format!(
+            "{found}{} did not exist{}",
+            target.config_dir.display(),
+            if dry_run { "" } else { "; created" }
+        ));
     }
     if dry_run {
         if let Some((_, script)) = &launcher {
@@ -658,7 +745,7 @@ pub fn run(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let done = report.results.iter().any(|o| matches!(o.status, Status::Written | Status::WouldWrite | Status::Failed));
     if report.action == "install" && !done {
         eprintln!(
-            "laika-host: {}: no browser is set up for this user; name one with --browser, or a profile with --user-data-dir",
+            "laika-host: {}: no browser is installed or set up for this user; install one, or name one with --browser, or a profile with --user-data-dir",
             InstallError::NO_BROWSER
         );
         code = ExitCode::from(1);
@@ -725,7 +812,14 @@ mod tests {
     use serde_json::json;
 
     fn env(os: Os) -> Environment {
-        Environment { os: Some(os), home: Some(PathBuf::from("/home/u")), xdg_config_home: None, laika_data_dir: None }
+        Environment {
+            os: Some(os),
+            home: Some(PathBuf::from("/home/u")),
+            xdg_config_home: None,
+            laika_data_dir: None,
+            path: Vec::new(),
+            applications: Vec::new(),
+        }
     }
 
     fn args(browsers: &[BrowserChoice]) -> InstallArgs {

@@ -66,6 +66,8 @@ impl Home {
             .env("HOME", &self.0)
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("LAIKA_DATA_DIR")
+            // Browsers are found on PATH: only the ones a test puts in the home's `bin`.
+            .env("PATH", self.path("bin"))
             .current_dir(&self.0)
             .stdin(Stdio::null());
         for (key, value) in env {
@@ -186,6 +188,54 @@ fn all_browsers_writes_where_each_is_set_up_and_says_why_it_skips_the_rest() {
     let line = |browser: &str| stdout.lines().find(|l| l.starts_with(browser)).unwrap_or_default().to_string();
     assert!(line("chrome").contains("written"), "{stdout}");
     assert!(line("edge").contains("skipped") && line("edge").contains("not set up"), "{stdout}");
+}
+
+/// Puts a program called `name` into the home's `bin` (which `install` runs with as its PATH).
+#[cfg(target_os = "linux")]
+fn put_program(home: &Home, name: &str, executable: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    home.mkdir("bin");
+    let path = home.path("bin").join(name);
+    std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(if executable { 0o755 } else { 0o644 })).unwrap();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_browser_installed_but_never_started_is_registered_and_its_folder_created() {
+    // A fresh machine: Chromium and Firefox ESR installed by the package manager, never started,
+    // so neither ~/.config/chromium nor ~/.mozilla exists.
+    let home = Home::new("fresh");
+    put_program(&home, "chromium", true);
+    put_program(&home, "firefox-esr", true);
+    // A file by a browser's name that cannot be run is no browser.
+    put_program(&home, "google-chrome", false);
+    let report = home.install_json(&[]);
+    let chromium = result(&report, "chromium");
+    assert_eq!(chromium["status"], "written", "{report:#}");
+    let manifest = home.path(".config/chromium/NativeMessagingHosts").join(MANIFEST);
+    assert_chromium_manifest(&manifest, &this_binary());
+    let reason = chromium["reason"].as_str().unwrap();
+    assert!(reason.contains("not been started") && reason.contains("created"), "{reason}");
+    assert!(reason.contains(home.path("bin/chromium").to_str().unwrap()), "{reason}");
+    assert_eq!(result(&report, "firefox")["status"], "written", "{report:#}");
+    let firefox = read_json(&home.path(".mozilla/native-messaging-hosts").join(MANIFEST));
+    assert_eq!(firefox["allowed_extensions"], serde_json::json!(["laika@laika.local"]));
+    for browser in ["chrome", "edge", "brave"] {
+        let skipped = result(&report, browser);
+        assert_eq!(skipped["status"], "skipped", "{report:#}");
+        assert!(skipped["reason"].as_str().unwrap().contains("not installed (no "), "{skipped}");
+    }
+    assert!(
+        result(&report, "chrome")["reason"].as_str().unwrap().contains("google-chrome or google-chrome-stable on PATH")
+    );
+    assert!(!home.path(".config/google-chrome").exists());
+    // The browser, started later, finds the host where it looks: Firefox through what was written.
+    let session = browser_session(
+        Path::new(firefox["path"].as_str().unwrap()),
+        &[home.path(".mozilla/native-messaging-hosts").join(MANIFEST).to_str().unwrap(), "laika@laika.local"],
+    );
+    assert_eq!(session[0]["result"]["name"], "laika-host", "{session:?}");
 }
 
 #[test]
