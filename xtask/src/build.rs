@@ -2,7 +2,10 @@
 //!
 //! 1. `laika-extension` for `wasm32-unknown-unknown` in the `wasm-release` profile (size first).
 //! 2. `wasm-bindgen --target web` (the CLI must match the crate's wasm-bindgen version).
-//! 3. `wasm-opt -Oz` from npm's `binaryen` (installed once under `target/tools`).
+//! 3. `wasm-opt -Oz` from npm's `binaryen` (installed once under `target/tools`; skipped with a
+//!    note when npm is missing).
+//!
+//! The WASM target and the wasm-bindgen CLI are installed first when missing ([`super::prereq`]).
 //! 4. `dist/<browser>/`: the browser's manifest (`manifest/<browser>/manifest.json`), the static
 //!    files (`extension/static/`) and `pkg/`; then `dist/laika-<browser>.zip`.
 //! 5. The size of everything shipped that the browser parses (WASM and JS), gzipped: the budget
@@ -38,6 +41,18 @@ pub fn target_dir(root: &Path) -> PathBuf {
 
 pub fn build(root: &Path, optimise: bool) -> Result<Built> {
     let target = target_dir(root);
+    super::prereq::ensure_wasm_target()?;
+    // wasm-opt comes from npm; without it the extension still works, only larger.
+    let optimise = optimise && {
+        let npm = super::prereq::runs("npm", &["--version"]);
+        if !npm {
+            eprintln!(
+                "    npm is not installed: the extension is built without wasm-opt (larger, same behaviour); \
+                 install Node.js and npm for the smaller build"
+            );
+        }
+        npm
+    };
     super::run(
         "laika-extension for wasm32-unknown-unknown (wasm-release)",
         super::cargo().args([
@@ -54,7 +69,7 @@ pub fn build(root: &Path, optimise: bool) -> Result<Built> {
     let wasm = target.join("wasm32-unknown-unknown").join(WASM_PROFILE).join("laika_extension.wasm");
     let pkg = target.join("extension-pkg");
     let _ = fs::remove_dir_all(&pkg);
-    check_wasm_bindgen(root)?;
+    super::prereq::ensure_wasm_bindgen(root)?;
     super::run(
         "wasm-bindgen --target web",
         Command::new("wasm-bindgen")
@@ -130,35 +145,13 @@ pub fn build(root: &Path, optimise: bool) -> Result<Built> {
     Ok(Built { chrome: dist.join("chrome"), firefox: dist.join("firefox") })
 }
 
-/// The wasm-bindgen CLI must be the version the lock file pins, or the glue will not match.
-fn check_wasm_bindgen(root: &Path) -> Result<()> {
-    let lock = fs::read_to_string(root.join("Cargo.lock")).context("Cargo.lock")?;
-    let pinned = lock
-        .split("[[package]]")
-        .find(|p| p.contains("name = \"wasm-bindgen\"\n"))
-        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
-        .map(|v| v.trim_end_matches('"').to_string())
-        .context("wasm-bindgen is not in Cargo.lock")?;
-    let installed = Command::new("wasm-bindgen")
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.split_whitespace().nth(1).map(String::from));
-    match installed {
-        Some(version) if version == pinned => Ok(()),
-        Some(version) => bail!(
-            "wasm-bindgen {version} is installed but the crate is {pinned}: cargo install wasm-bindgen-cli --version {pinned}"
-        ),
-        None => bail!("wasm-bindgen is not installed: cargo install wasm-bindgen-cli --version {pinned}"),
-    }
-}
-
 /// `wasm-opt` from npm's binaryen, installed once under `target/tools/`.
 fn wasm_opt(target: &Path) -> Result<PathBuf> {
     let tools = target.join("tools").join(format!("binaryen-{BINARYEN_VERSION}"));
     let bin = tools.join("node_modules/.bin/wasm-opt");
-    if !bin.exists() {
+    if bin.exists() {
+        eprintln!("    wasm-opt (binaryen {BINARYEN_VERSION}): present");
+    } else {
         fs::create_dir_all(&tools)?;
         super::run(
             &format!("npm install binaryen@{BINARYEN_VERSION}"),
@@ -169,7 +162,7 @@ fn wasm_opt(target: &Path) -> Result<PathBuf> {
         )?;
     }
     if !bin.exists() {
-        bail!("npm installed binaryen but {} is missing", bin.display());
+        bail!("XTASK_NO_WASM_OPT: npm installed binaryen but {} is missing", bin.display());
     }
     Ok(bin)
 }

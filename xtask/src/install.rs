@@ -1,5 +1,7 @@
 //! `cargo xtask install [--launch]`: Laika on this machine, from a checkout, in one command.
 //!
+//! 0. installs what the build needs when it is missing: the WASM target, the pinned
+//!    wasm-bindgen CLI, binaryen ([`super::prereq`]);
 //! 1. builds the extension (`dist/chrome`, `dist/firefox`, as shipped) and `laika-host` (the
 //!    dev profile the tests use: dependencies at opt-level 3, so mistral.rs runs at full speed
 //!    without a second 15-minute build);
@@ -64,6 +66,14 @@ pub struct Installed {
 
 pub fn install(root: &Path, options: &InstallOptions) -> Result<Installed> {
     check_options(root, options)?;
+    // Said before a 13-minute build, not after it.
+    if options.launch && !super::prereq::has_display() {
+        bail!(
+            "XTASK_NO_DISPLAY: --launch starts Chromium, and this machine has no display (DISPLAY and WAYLAND_DISPLAY \
+             are unset); run `cargo xtask install` without --launch, then load the extension in a browser on a machine \
+             with a screen"
+        );
+    }
     let built = super::build::build(root, true)?;
     super::run("laika-host", super::cargo().args(["build", "-p", "laika-host"]))?;
     let built_host =
@@ -112,7 +122,7 @@ pub fn install(root: &Path, options: &InstallOptions) -> Result<Installed> {
         let profile = launch_profile(options)?;
         let mut chromium = launch_command(&options.chromium, &profile, &installed.chrome);
         chromium.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-        chromium.spawn().with_context(|| format!("cannot start {}", options.chromium.display()))?;
+        chromium.spawn().with_context(|| format!("XTASK_NO_BROWSER: cannot start {}", options.chromium.display()))?;
         println!(
             "Laika is installed, and Chromium is starting with it (profile {}); its welcome page is \
              chrome-extension://{EXTENSION_ID}/welcome.html.",
@@ -125,18 +135,20 @@ pub fn install(root: &Path, options: &InstallOptions) -> Result<Installed> {
 }
 
 fn home() -> Result<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).context("HOME is not set")
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).context("XTASK_NO_HOME: HOME is not set")
 }
 
 /// Copies the host beside a temporary name, then renames it into place: a host the browser is
 /// running keeps its (old) file, the next start gets the new one.
 fn copy_host(built: &Path, bin_dir: &Path) -> Result<PathBuf> {
-    fs::create_dir_all(bin_dir).with_context(|| format!("cannot create {}", bin_dir.display()))?;
+    fs::create_dir_all(bin_dir).with_context(|| format!("XTASK_INSTALL_IO: cannot create {}", bin_dir.display()))?;
     let name = built.file_name().context("laika-host has no file name")?;
     let target = bin_dir.join(name);
     let partial = bin_dir.join(format!(".{}.partial", name.to_string_lossy()));
-    fs::copy(built, &partial).with_context(|| format!("cannot copy laika-host to {}", partial.display()))?;
-    fs::rename(&partial, &target).with_context(|| format!("cannot move laika-host to {}", target.display()))?;
+    fs::copy(built, &partial)
+        .with_context(|| format!("XTASK_INSTALL_IO: cannot copy laika-host to {}", partial.display()))?;
+    fs::rename(&partial, &target)
+        .with_context(|| format!("XTASK_INSTALL_IO: cannot move laika-host to {}", target.display()))?;
     Ok(target)
 }
 
@@ -242,7 +254,7 @@ pub fn check_options(root: &Path, options: &InstallOptions) -> Result<()> {
     if let Some(bin) = &options.bin_dir
         && bin.starts_with(super::build::target_dir(root))
     {
-        bail!("--bin-dir must not be inside the build directory: `cargo clean` would remove the host");
+        bail!("XTASK_BAD_ARGS: --bin-dir must not be inside the build directory: `cargo clean` would remove the host");
     }
     Ok(())
 }

@@ -20,13 +20,14 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 mod build;
 mod e2e;
 mod install;
 mod perf;
+mod prereq;
 mod quality;
 mod security;
 
@@ -78,22 +79,48 @@ const WASM_CRATES: &[&str] = &["laika-shared", "laika-extension"];
 /// compares against would slow every test run; `cargo test -p laika-bench` runs its own tests.
 const BENCH_CRATE: &str = "laika-bench";
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = workspace_root();
-    std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
-    match cli.command {
-        Task::Test { fuzz_seconds } => test(fuzz_seconds),
-        Task::Build { no_opt } => build::build(&root, !no_opt).map(|_| ()),
-        Task::E2e => e2e::e2e(&root).map(|_| ()),
-        Task::Install(options) => install::install(&root, &options).map(|_| ()),
-        Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
-        Task::Bench { args } => bench(&args),
+    let result = std::env::set_current_dir(&root)
+        .with_context(|| format!("XTASK_NO_CHECKOUT: cannot enter {}", root.display()))
+        .and_then(|()| match cli.command {
+            Task::Test { fuzz_seconds } => test(fuzz_seconds),
+            Task::Build { no_opt } => build::build(&root, !no_opt).map(|_| ()),
+            Task::E2e => e2e::e2e(&root).map(|_| ()),
+            Task::Install(options) => install::install(&root, &options).map(|_| ()),
+            Task::Fuzz { target, seconds } => fuzz(target.as_deref(), seconds),
+            Task::Bench { args } => bench(&args),
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("cargo xtask: {}", failure_line(&error));
+            ExitCode::FAILURE
+        }
     }
 }
 
+/// A failure as one line: its stable code (`XTASK_…`, `MODEL_…`; `XTASK_FAILED` when the error
+/// has none), what happened and what to do. Never a backtrace, even with RUST_BACKTRACE set: the
+/// step's own output above it says where.
+fn failure_line(error: &anyhow::Error) -> String {
+    let text = format!("{error:#}").replace('\n', " ");
+    let coded = text.split(':').next().is_some_and(|code| {
+        code.len() > 3 && code.contains('_') && code.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+    });
+    if coded { text } else { format!("XTASK_FAILED: {text}") }
+}
+
+/// The checkout `cargo xtask` was run in. `cargo run` sets `CARGO_MANIFEST_DIR` for the running
+/// program; the path compiled in is only a fallback, because a target directory shared between
+/// checkouts (CI's cache) can hand this checkout an xtask binary built in another one.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// `cargo`, for a nested build. `cargo run` (how `cargo xtask` starts) hands this process the
@@ -123,9 +150,11 @@ fn cargo() -> Command {
 fn run(step: &str, command: &mut Command) -> Result<()> {
     eprintln!("==> {step}");
     let started = Instant::now();
-    let status = command.status().with_context(|| format!("{step}: cannot start {command:?}"))?;
+    let status = command.status().with_context(|| {
+        format!("XTASK_STEP_FAILED: {step}: cannot start {}", command.get_program().to_string_lossy())
+    })?;
     if !status.success() {
-        bail!("{step} failed ({status})");
+        bail!("XTASK_STEP_FAILED: {step} failed ({status}); its output is above");
     }
     eprintln!("    {step}: ok in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
@@ -145,6 +174,7 @@ fn test(fuzz_seconds: u32) -> Result<()> {
     )?;
     counts.passed += safari.passed;
     counts.failed += safari.failed;
+    prereq::ensure_wasm_target()?;
     for krate in WASM_CRATES {
         run(
             &format!("{krate} for wasm32-unknown-unknown"),
@@ -333,4 +363,19 @@ fn bench(args: &[String]) -> Result<()> {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_one_line_with_a_stable_code() {
+        let coded = anyhow::anyhow!("XTASK_NO_DISPLAY: no display");
+        assert_eq!(failure_line(&coded), "XTASK_NO_DISPLAY: no display");
+        let coded = anyhow::anyhow!("XTASK_NO_DISPLAY: no display\nsecond line");
+        assert_eq!(failure_line(&coded), "XTASK_NO_DISPLAY: no display second line");
+        let plain = anyhow::Error::from(std::io::Error::other("disk full")).context("cannot write dist/");
+        assert_eq!(failure_line(&plain), "XTASK_FAILED: cannot write dist/: disk full");
+    }
 }
