@@ -226,7 +226,7 @@ impl<N> Arena<N> {
     /// and shops that render with scripts and ship their content for no-script readers).
     pub(super) fn needs_noscript_fallback(&self) -> bool {
         let visible = self.nodes.get(self.body).map_or(0, |b| b.text_len);
-        if visible >= 1_500 {
+        if visible >= NOSCRIPT_VISIBLE_ENOUGH {
             return false;
         }
         let in_noscript: usize = self
@@ -236,7 +236,7 @@ impl<N> Arena<N> {
             .filter(|(_, n)| n.tag == "noscript")
             .map(|(i, _)| self.subtree(i).iter().map(|&j| collapsed_len(&self.nodes[j].text)).sum::<usize>())
             .sum();
-        in_noscript > visible.max(500) * 2
+        in_noscript > visible.max(NOSCRIPT_MIN_VISIBLE) * 2
     }
 
     pub(super) fn link_density(&self, index: usize) -> f64 {
@@ -360,7 +360,7 @@ pub(super) fn is_disclosure_toggle<D: Dom>(dom: &D, node: &D::Node, depth: usize
     if button && !popup && (holds_heading(dom, node, 0) || says_disclose(&own_text(dom, node, 0))) {
         return true;
     }
-    depth < 2 && dom.children(node).iter().any(|c| is_disclosure_toggle(dom, c, depth + 1))
+    depth < BUTTON_SEARCH_DEPTH && dom.children(node).iter().any(|c| is_disclosure_toggle(dom, c, depth + 1))
 }
 
 /// Whether a button's label offers to show more ("View product details", "Read more",
@@ -368,7 +368,7 @@ pub(super) fn is_disclosure_toggle<D: Dom>(dom: &D, node: &D::Node, depth: usize
 pub(super) fn says_disclose(label: &str) -> bool {
     let label = label.trim().to_lowercase();
     let first = label.split_whitespace().next().unwrap_or("");
-    label.chars().count() <= 40
+    label.chars().count() <= DISCLOSE_LABEL_MAX_CHARS
         && (DISCLOSE_FIRST_WORDS.contains(&first) || label.ends_with("more") || label.ends_with("details"))
 }
 
@@ -378,7 +378,7 @@ pub(super) fn own_text<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> String 
     for child in dom.children(node) {
         match dom.node_type(&child) {
             NodeType::Text => out.push_str(&dom.text(&child)),
-            NodeType::Element if depth < 3 => {
+            NodeType::Element if depth < BUTTON_SEARCH_DEPTH + 1 => {
                 out.push(' ');
                 out.push_str(&own_text(dom, &child, depth + 1));
             }
@@ -391,7 +391,7 @@ pub(super) fn own_text<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> String 
 pub(super) fn holds_heading<D: Dom>(dom: &D, node: &D::Node, depth: usize) -> bool {
     dom.children(node).iter().any(|c| {
         dom.node_type(c) == NodeType::Element
-            && (is_heading_tag(&dom.tag_name(c)) || (depth < 2 && holds_heading(dom, c, depth + 1)))
+            && (is_heading_tag(&dom.tag_name(c)) || (depth < BUTTON_SEARCH_DEPTH && holds_heading(dom, c, depth + 1)))
     })
 }
 

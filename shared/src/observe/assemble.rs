@@ -33,7 +33,9 @@ impl Page {
             // A short line, and not a mere part of the title (a kicker, the author's name).
             let text = collapse_whitespace(&arena.plain_text(first));
             let count = text.chars().count();
-            if count <= 200 && titles.iter().any(|t| same_title(&text, t) && count * 2 >= t.chars().count()) {
+            if count <= REPEATED_TITLE_MAX_CHARS
+                && titles.iter().any(|t| same_title(&text, t) && count * 2 >= t.chars().count())
+            {
                 dropped[first] = true;
             }
         }

@@ -42,9 +42,9 @@ pub(super) fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<
         // script draws, which leaves the footer's link columns as its longest "paragraphs"
         // (WCXB +6.8 page points, 6 of them on such pages, whose truth is empty). A page-wide
         // <form> (ASP.NET) holds the page's menus too, so its links say nothing.
-        let mut holds_the_content = page_paragraphs >= 200
-            && paragraphs[i] * 5 >= page_paragraphs * 2
-            && (node.tag == "form" || arena.link_density(i) < 0.5);
+        let mut holds_the_content = page_paragraphs >= CHROME_AS_CONTENT_PAGE_PARAGRAPHS
+            && CHROME_AS_CONTENT_SHARE.reached(paragraphs[i], page_paragraphs)
+            && (node.tag == "form" || arena.link_density(i) < CHROME_AS_CONTENT_MAX_LINK_DENSITY);
         // A box only named like chrome ("pane-header-alignment", "elementor-widget-container")
         // that holds 500+ characters of paragraph text with few links is text, not a menu,
         // header or promo; but comments, reviews, related stories, consent banners and
@@ -53,8 +53,8 @@ pub(super) fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<
         if !ignore_class_names
             && !by_tag
             && !by_role
-            && paragraphs[i] >= 500
-            && arena.link_density(i) < 0.15
+            && paragraphs[i] >= NAMED_CHROME_TEXT_CHARS
+            && arena.link_density(i) < NAMED_CHROME_MAX_LINK_DENSITY
             && !has_word(&node.class_id, PARAGRAPHED_CHROME_WORDS)
         {
             holds_the_content = true;
@@ -73,7 +73,9 @@ pub(super) fn mark_chrome<N>(arena: &Arena<N>, ignore_class_names: bool) -> Vec<
         }
         // Chrome by tag or role (not a page-wide <form>) is the page only when it holds most of
         // its paragraphs: a related-stories aside beside a short article holds 40% or more.
-        if (by_role || (by_tag && node.tag != "form")) && paragraphs[i] * 5 < page_paragraphs * 3 {
+        if (by_role || (by_tag && node.tag != "form"))
+            && !CHROME_BY_TAG_CONTENT_SHARE.reached(paragraphs[i], page_paragraphs)
+        {
             holds_the_content = false;
         }
         chrome[i] = (by_tag || by_role || by_name) && !holds_the_content;
@@ -92,7 +94,7 @@ pub(super) fn embedded_posts<N>(nodes: &[ArenaNode<N>], body: usize) -> Vec<bool
         }
         embeds[index] = true;
         for ancestor in std::iter::successors(node.parent, |&a| nodes[a].parent) {
-            if ancestor == body || nodes[ancestor].text_len > node.text_len * 2 + 100 {
+            if ancestor == body || nodes[ancestor].text_len > node.text_len * 2 + EMBED_WRAPPER_EXTRA_CHARS {
                 break;
             }
             embeds[ancestor] = true;
@@ -147,7 +149,9 @@ pub(super) fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet
     carried
         .into_iter()
         .filter(|(class, (count, outer_text))| {
-            *count >= 3 && outer_text * 2 >= total && !has_word(class, PARAGRAPHED_CHROME_WORDS)
+            *count >= BUILDER_CLASS_MIN_COUNT
+                && BUILDER_CLASS_TEXT_SHARE.reached(*outer_text, total)
+                && !has_word(class, PARAGRAPHED_CHROME_WORDS)
         })
         .map(|(class, _)| class.to_string())
         .collect()
@@ -180,13 +184,13 @@ pub(super) fn is_utility_class(token: &str) -> bool {
 pub(super) fn class_weight<N>(arena: &Arena<N>, node: &ArenaNode<N>) -> f64 {
     let mut weight = 0.0;
     if hint_words(arena, node).any(|t| has_word(t, NEGATIVE_WORDS)) {
-        weight -= 25.0;
+        weight -= CLASS_WEIGHT;
     }
     // Utility classes (`text-muted`, `text-center`) style text; they do not say "this is the
     // text", and a muted byline or caption must not win the content on them.
     let mut named = node.class_id.split_whitespace().filter(|t| !t.starts_with("text-"));
     if named.any(|token| has_word(token, POSITIVE_WORDS)) {
-        weight += 25.0;
+        weight += CLASS_WEIGHT;
     }
     weight
 }

@@ -28,7 +28,7 @@ pub(super) fn drop_clutter<N>(
             }
             let kind = (root, n.tag.as_str(), n.class.as_str());
             *kinds.entry(kind).or_default() += 1;
-            if n.text_len < 150 && (is_metadata(n) || mostly_time(arena, i)) {
+            if n.text_len < METADATA_BLOCK_MAX_CHARS && (is_metadata(n) || mostly_time(arena, i)) {
                 metadata_like[i] = true;
                 *metadata_blocks.entry(kind).or_default() += 1;
             }
@@ -38,15 +38,16 @@ pub(super) fn drop_clutter<N>(
     for &root in roots {
         // Link-dense blocks are clutter beside prose, but on a page of cards (a link-dense
         // content root with little prose) they are the content.
-        let card_page = arena.link_density(root) > 0.4 && prose(arena, root) < 1_000;
+        let card_page =
+            arena.link_density(root) > CARD_PAGE_MIN_LINK_DENSITY && prose(arena, root) < CARD_PAGE_MAX_PROSE_CHARS;
         // One of four or more blocks of a kind (tag and class) with text of its own beside its
         // links is an entry of the page's list (a linked title and its snippet, a product and
         // its price), not a list of links; nor is the list holding four or more of them.
         let is_entry = |i: usize| {
             let n = &arena.nodes[i];
             !n.class.is_empty()
-                && n.text_len >= n.link_len + 30
-                && kinds.get(&(root, n.tag.as_str(), n.class.as_str())).is_some_and(|&k| k >= 4)
+                && n.text_len >= n.link_len + ENTRY_OWN_TEXT_CHARS
+                && kinds.get(&(root, n.tag.as_str(), n.class.as_str())).is_some_and(|&k| k >= ENTRY_MIN_KIND_COUNT)
         };
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
@@ -61,13 +62,17 @@ pub(super) fn drop_clutter<N>(
             }
             // The page's tags: two or more `rel="tag"` links with little else (a "Tags" label,
             // commas, list items). They name topics for navigation; they are not the page's text.
-            if node.tag_links >= 2 && node.text_len <= node.tag_link_len + 40 + 2 * node.tag_links {
+            if node.tag_links >= 2 && node.text_len <= node.tag_link_len + TAG_LIST_EXTRA_CHARS + 2 * node.tag_links {
                 dropped[index] = true;
                 continue;
             }
             // A photo credit, or a control's label left in the text ("Advertisement", "Share",
             // "Like this:"): words about the page, not of it.
-            if !node.tag.is_empty() && node.text_len > 0 && node.text_len <= 120 && is_credit_or_label(arena, index) {
+            if !node.tag.is_empty()
+                && node.text_len > 0
+                && node.text_len <= LABEL_BLOCK_MAX_CHARS
+                && is_credit_or_label(arena, index)
+            {
                 dropped[index] = true;
                 continue;
             }
@@ -79,12 +84,12 @@ pub(super) fn drop_clutter<N>(
             }
             // Prose with many commas stays; so does a container that is most of the content
             // (on a listing page the link list is the content).
-            if node.commas >= 10 || node.text_len * 2 > arena.nodes[root].text_len {
+            if node.commas >= PROSE_MIN_COMMAS || node.text_len * 2 > arena.nodes[root].text_len {
                 continue;
             }
             // The poster's card beside each post (name, rank, join date, post count) or a
             // signature: short blocks the class names as the user's, not the message.
-            if node.text_len < 300
+            if node.text_len < PROFILE_BLOCK_MAX_CHARS
                 && has_word(&node.class_id, PROFILE_WORDS)
                 && !has_word(&node.class_id, CONTENT_WORDS)
             {
@@ -97,7 +102,9 @@ pub(super) fn drop_clutter<N>(
             // entry of a listing has its own date, which belongs to it: only blocks of a kind
             // (tag and class) that occurs once or twice go.
             if metadata_like[index]
-                && metadata_blocks.get(&(root, node.tag.as_str(), node.class.as_str())).is_some_and(|&n| n <= 2)
+                && metadata_blocks
+                    .get(&(root, node.tag.as_str(), node.class.as_str()))
+                    .is_some_and(|&n| n <= METADATA_KIND_MAX_COUNT)
             {
                 dropped[index] = true;
                 continue;
@@ -105,17 +112,21 @@ pub(super) fn drop_clutter<N>(
             let weight = class_weight(arena, node);
             let density = arena.link_density(index);
             let score = scores.get(&index).copied().unwrap_or(0.0);
-            let entries = is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= 4;
+            let entries =
+                is_entry(index) || node.children.iter().filter(|&&c| is_entry(c)).count() >= ENTRY_MIN_KIND_COUNT;
             // A link in a sentence wrapped in a span ("reported that <span class=link><a>…</a></span>
             // for his role") is the sentence's words.
             let in_sentence = || {
                 node.tag == "span"
                     && arena.block_of(index).is_some_and(|block| {
-                        node.text_len * 2 < arena.nodes[block].text_len && arena.link_density(block) <= 0.5
+                        node.text_len * 2 < arena.nodes[block].text_len
+                            && arena.link_density(block) <= SENTENCE_LINK_DENSITY
                     })
             };
-            let link_list =
-                !card_page && !entries && ((weight < 25.0 && density > 0.5) || (density > 0.75)) && !in_sentence();
+            let link_list = !card_page
+                && !entries
+                && ((weight < CLASS_WEIGHT && density > LINK_LIST_DENSITY) || (density > LINK_LIST_DENSITY_ANY_CLASS))
+                && !in_sentence();
             // A block of the primary's own kind (its tag, and the class holding the negative
             // word, not a builder's or a utility's) is the content's, whatever that word says: a
             // product page's feature blades are all "mediaclass".
@@ -143,12 +154,11 @@ pub(super) fn drop_clutter<N>(
 /// clones. A repeated line inside different blocks (a recipe's "1 tsp. oil" every day) stays;
 /// only whole blocks with the same text go.
 pub(super) fn drop_repeated_blocks<N>(arena: &Arena<N>, roots: &[usize], dropped: &mut [bool]) {
-    const MIN_CHARS: usize = 200;
     let mut by_length: HashMap<usize, Vec<usize>> = HashMap::new();
     for &root in roots {
         for index in arena.subtree(root) {
             let node = &arena.nodes[index];
-            if index != root && !node.skip && !node.tag.is_empty() && node.text_len >= MIN_CHARS {
+            if index != root && !node.skip && !node.tag.is_empty() && node.text_len >= REPEATED_BLOCK_MIN_CHARS {
                 by_length.entry(node.text_len).or_default().push(index);
             }
         }
@@ -197,7 +207,7 @@ pub(super) fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> b
     let Some(first) = first else { return false };
     let node = &arena.nodes[first];
     // An h1 is the page's own title, whatever it says ("Related products" on a shop's page).
-    if node.tag == "h1" || node.text_len > 60 {
+    if node.tag == "h1" || node.text_len > RELATED_LABEL_MAX_CHARS {
         return false;
     }
     let text = arena.plain_text(first).to_lowercase();
@@ -205,17 +215,16 @@ pub(super) fn opens_with_related_heading<N>(arena: &Arena<N>, index: usize) -> b
     // A label that is not a heading ("<div class=title>More Great Stories</div>") announces the
     // block only when it is little more than the phrase: a leaf of prose may open with "Related".
     let is_heading = is_heading_tag(&node.tag);
-    RELATED_HEADINGS
-        .iter()
-        .any(|h| text.starts_with(h) && (is_heading || text.chars().count() <= h.chars().count() + 25))
-        || (is_heading && names_more_stories(text))
+    RELATED_HEADINGS.iter().any(|h| {
+        text.starts_with(h) && (is_heading || text.chars().count() <= h.chars().count() + RELATED_LABEL_EXTRA_CHARS)
+    }) || (is_heading && names_more_stories(text))
 }
 
 /// "More blog stories", "More tech news", "More world headlines": "more", at most two words,
 /// then a word for stories.
 pub(super) fn names_more_stories(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
-    words.len() <= 4
+    words.len() <= MORE_STORIES_MAX_WORDS
         && words.first() == Some(&"more")
         && words.last().is_some_and(|w| STORY_WORDS.contains(&w.trim_end_matches([':', '.'])))
 }
@@ -253,7 +262,8 @@ pub(super) fn is_credit_or_label<N>(arena: &Arena<N>, index: usize) -> bool {
 
 /// Whether a short element's whole text (`text`, lower case) is such a label.
 pub(super) fn is_ui_label<N>(node: &ArenaNode<N>, text: &str) -> bool {
-    node.text_len <= 40 && UI_LABELS.contains(&text.trim().trim_end_matches(['.', ':', '…', ' ']).trim())
+    node.text_len <= UI_LABEL_MAX_CHARS
+        && UI_LABELS.contains(&text.trim().trim_end_matches(['.', ':', '…', ' ']).trim())
 }
 
 pub(super) fn is_metadata<N>(node: &ArenaNode<N>) -> bool {
@@ -275,7 +285,8 @@ pub(super) fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
     let mut lengths = vec![0usize; arena.nodes.len()];
     for index in (0..arena.nodes.len()).rev() {
         let node = &arena.nodes[index];
-        if !node.skip && node.text_len >= 25 && is_paragraph_like(arena, index) && lengths[index] == 0 {
+        if !node.skip && node.text_len >= PARAGRAPH_MIN_CHARS && is_paragraph_like(arena, index) && lengths[index] == 0
+        {
             lengths[index] = node.text_len;
         }
         if let Some(parent) = node.parent {
@@ -293,7 +304,6 @@ pub(super) fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
 /// throughout. Zyte +0.34 page points (13 pages up, none down), WCXB +0.11 (a service page's
 /// own "sign up!" is the one real loss).
 pub(super) fn closing_pitches<N>(arena: &Arena<N>, roots: &[usize], dropped: &[bool]) -> Vec<usize> {
-    const LINES: usize = 3;
     let left_out = inherited(arena, dropped);
     let texts: Vec<usize> = roots
         .iter()
@@ -312,7 +322,7 @@ pub(super) fn closing_pitches<N>(arena: &Arena<N>, roots: &[usize], dropped: &[b
         }
         if !last_blocks.contains(&block) {
             last_blocks.push(block);
-            if last_blocks.len() == LINES {
+            if last_blocks.len() == PITCH_LINES {
                 break;
             }
         }
@@ -327,13 +337,13 @@ pub(super) fn closing_pitches<N>(arena: &Arena<N>, roots: &[usize], dropped: &[b
     let rest = words_of(&rest);
     // Too little else to tell the publisher's words from the page's (a contact page, a short
     // notice): nothing is a pitch.
-    if rest.len() < 50 {
+    if rest.len() < PITCH_REST_MIN_WORDS {
         return Vec::new();
     }
     let rest = format!(" {} ", rest.join(" "));
     let mut pitches = Vec::new();
     for block in last_blocks {
-        let is_pitch = arena.nodes[block].text_len < 400
+        let is_pitch = arena.nodes[block].text_len < PITCH_MAX_CHARS
             && !roots.contains(&block)
             && roots.iter().any(|&root| arena.contains(root, block))
             && sign_up_phrases(&arena.plain_text(block)).iter().any(|p| !rest.contains(&format!(" {p} ")));

@@ -28,7 +28,7 @@ pub(super) fn items<D: Dom>(dom: &D, arena: &Arena<D::Node>, url: &str, options:
     // The parent with the most repeated children that each carry a substantial link is the list.
     let mut best: Option<(usize, Vec<usize>)> = None;
     for (index, node) in arena.nodes.iter().enumerate() {
-        if node.skip || node.children.len() < 3 {
+        if node.skip || node.children.len() < LIST_MIN_ITEMS {
             continue;
         }
         let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
@@ -37,12 +37,12 @@ pub(super) fn items<D: Dom>(dom: &D, arena: &Arena<D::Node>, url: &str, options:
             if c.tag.is_empty() || c.skip {
                 continue;
             }
-            if primary_link(arena, child).is_some_and(|(_, len)| len >= 12) {
+            if primary_link(arena, child).is_some_and(|(_, len)| len >= LIST_ITEM_LINK_CHARS) {
                 groups.entry(shape(c)).or_default().push(child);
             }
         }
         if let Some((_, members)) = groups.into_iter().max_by_key(|(_, m)| m.len())
-            && members.len() >= 3
+            && members.len() >= LIST_MIN_ITEMS
             && best.as_ref().is_none_or(|(_, b)| members.len() > b.len())
         {
             best = Some((index, members));
@@ -115,7 +115,7 @@ pub(super) fn comments<D: Dom>(dom: &D, arena: &Arena<D::Node>, options: &Observ
         !n.skip
             && matches!(n.tag.as_str(), "div" | "li" | "article" | "section" | "tr")
             && (n.role == "comment" || n.class_id.split_whitespace().any(is_comment_token))
-            && n.text_len >= 20
+            && n.text_len >= COMMENT_MIN_CHARS
     };
     let mut out = Vec::new();
     for index in 0..arena.nodes.len() {
@@ -191,7 +191,7 @@ pub(super) fn top_discussions(items: &[Item]) -> Vec<Discussion> {
     ranked.sort_by_key(|i| std::cmp::Reverse(i.comment_count));
     ranked
         .into_iter()
-        .take(5)
+        .take(TOP_DISCUSSIONS)
         .map(|i| Discussion { title: i.title.clone(), url: i.url.clone(), comment_count: i.comment_count.unwrap_or(0) })
         .collect()
 }

@@ -168,11 +168,11 @@ pub fn observe_chunk<D: Dom>(dom: &D, url: &str, options: &ObserveOptions) -> Ch
     // Content in a wrapper hidden by inline style (shown later by a script): when the visible
     // page gives little, read the styled-away parts too and keep that if it gives far more.
     let shown = page.text_len(&arena);
-    if shown < 1_000 {
+    if shown < STYLED_AWAY_RETRY_BELOW {
         let unstyled = Arena::build_with(dom, options.root_handle_id.as_deref(), arena.show_noscript, true);
         let retry = Page::analyse(&unstyled, url);
         let got = retry.text_len(&unstyled);
-        if got >= 500 && (shown < 200 || got >= shown * 3) {
+        if got >= STYLED_AWAY_MIN_CHARS && (shown < STYLED_AWAY_SHOWN_FEW || got >= shown * 3) {
             arena = unstyled;
             page = retry;
         }

@@ -23,20 +23,19 @@ impl Page {
     /// Readability does: class names are hints that page builders defeat ("elementor-widget"
     /// holding the article), and clutter rules can strip a page made of short cards.
     pub(super) fn analyse<N: Clone>(arena: &Arena<N>, _url: &str) -> Page {
-        const ENOUGH: usize = 500;
         let related = related_blocks(arena);
         let excerpts = excerpts(arena);
         let teasers = teasers(arena, &excerpts);
         let first = Page::attempt(arena, Strictness::Full, &related, &teasers, &excerpts);
         let first_len = first.text_len(arena);
-        if first_len >= ENOUGH {
+        if first_len >= ENOUGH_TEXT_CHARS {
             return first;
         }
         let mut best = (first_len, first);
         for strictness in [Strictness::NoClassNames, Strictness::NoClassNamesNoClutter] {
             let page = Page::attempt(arena, strictness, &related, &teasers, &excerpts);
             let len = page.text_len(arena);
-            if len >= ENOUGH {
+            if len >= ENOUGH_TEXT_CHARS {
                 return page;
             }
             if len > best.0 {
@@ -164,8 +163,8 @@ pub(super) fn widen<N>(
     let paragraphs = own_paragraphs(arena, chrome, teasers);
     let page_paragraphs = paragraphs[arena.body];
     let covered_paragraphs: usize = roots.iter().map(|&r| paragraphs[r]).sum();
-    if page_paragraphs >= 500 && covered_paragraphs * 3 < page_paragraphs * 2 {
-        return vec![lowest_ancestor_holding(arena, primary, &paragraphs, (4, 5), true)];
+    if page_paragraphs >= WIDEN_PAGE_PARAGRAPHS && !WIDEN_PARAGRAPH_SHARE.reached(covered_paragraphs, page_paragraphs) {
+        return vec![lowest_ancestor_holding(arena, primary, &paragraphs, WIDEN_TO_PARAGRAPH_SHARE, true)];
     }
     // The page's <main> says where its content is: content found inside it that holds under
     // half of its text outside links (one section of a reference page, the intro of a
@@ -180,24 +179,24 @@ pub(super) fn widen<N>(
     {
         let plain = plain.get_or_insert_with(|| non_chrome_text(arena, chrome, true));
         let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
-        if covered_plain * 2 < plain[main] {
+        if !MAIN_TEXT_SHARE.reached(covered_plain, plain[main]) {
             return vec![main];
         }
     }
-    if covered * 4 >= total {
+    if ENOUGH_TEXT_SHARE.reached(covered, total) {
         return roots;
     }
     // Around an article (real paragraphs, or a long run of text broken by <br>), link text
     // elsewhere (category and archive lists, menus the page did not mark as such) is no reason
     // to widen: only text that is not links.
-    if prose(arena, primary) >= 300 || loose_text(arena, primary).0 >= 300 {
+    if prose(arena, primary) >= ARTICLE_PROSE_CHARS || loose_text(arena, primary).0 >= ARTICLE_PROSE_CHARS {
         let plain = plain.get_or_insert_with(|| non_chrome_text(arena, chrome, true));
         let covered_plain: usize = roots.iter().map(|&r| plain[r]).sum();
-        if covered_plain * 4 >= plain[arena.body] {
+        if ENOUGH_TEXT_SHARE.reached(covered_plain, plain[arena.body]) {
             return roots;
         }
     }
-    vec![lowest_ancestor_holding(arena, primary, &lengths, (3, 5), false)]
+    vec![lowest_ancestor_holding(arena, primary, &lengths, WIDEN_TO_TEXT_SHARE, false)]
 }
 
 /// The content found holds the article the page declares (`itemprop="articleBody"`): that is
@@ -214,13 +213,14 @@ pub(super) fn narrow_to_declared<N>(
 ) -> Vec<usize> {
     let lengths = non_chrome_text(arena, chrome, false);
     let covered: usize = roots.iter().map(|&r| lengths[r]).sum();
-    if lengths[article] * 2 >= covered { vec![article] } else { roots }
+    if DECLARED_ARTICLE_SHARE.reached(lengths[article], covered) { vec![article] } else { roots }
 }
 
 /// The one element marked `itemprop="articleBody"` with 200 or more characters of visible
 /// text; none when there is none or several (a listing marking each entry's body).
 pub(super) fn declared_article<N>(nodes: &[ArenaNode<N>]) -> Option<usize> {
-    let mut declared = nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= 200);
+    let mut declared =
+        nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= ARTICLE_BODY_MIN_CHARS);
     match (declared.next(), declared.next()) {
         (Some((index, _)), None) => Some(index),
         _ => None,
@@ -234,7 +234,7 @@ pub(super) fn lowest_ancestor_holding<N>(
     arena: &Arena<N>,
     start: usize,
     amounts: &[usize],
-    share: (usize, usize),
+    share: Share,
     up_to_main: bool,
 ) -> usize {
     let is_main = |i: usize| arena.nodes[i].tag == "main" || arena.nodes[i].role == "main";
@@ -245,7 +245,7 @@ pub(super) fn lowest_ancestor_holding<N>(
             break;
         }
         widest = parent;
-        if amounts[widest] * share.1 >= total * share.0 {
+        if share.reached(amounts[widest], total) {
             break;
         }
     }
@@ -265,10 +265,10 @@ pub(super) fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[boo
         if node.skip || chrome_below[index] || teaser[index] {
             continue;
         }
-        if node.text_len >= 40
+        if node.text_len >= OWN_PARAGRAPH_MIN_CHARS
             && is_paragraph_like(arena, index)
             && !node.parent.is_some_and(|p| is_paragraph_like(arena, p))
-            && arena.link_density(index) < 0.3
+            && arena.link_density(index) < OWN_PARAGRAPH_MAX_LINK_DENSITY
         {
             lengths[index] += node.text_len;
         }
@@ -285,9 +285,13 @@ pub(super) fn own_paragraphs<N>(arena: &Arena<N>, chrome: &[bool], teaser: &[boo
 pub(super) fn teasers<N>(arena: &Arena<N>, excerpts: &[bool]) -> Vec<bool> {
     let mut own: Vec<bool> = arena.nodes.iter().zip(excerpts).map(|(n, &excerpt)| n.tag == "a" || excerpt).collect();
     for (index, node) in arena.nodes.iter().enumerate() {
-        if is_heading_tag(&node.tag) && node.tag != "h1" && node.text_len > 0 && arena.link_density(index) > 0.5 {
-            for ancestor in arena.ancestors(index).take(4) {
-                if ancestor == arena.body || arena.nodes[ancestor].text_len >= 1_500 {
+        if is_heading_tag(&node.tag)
+            && node.tag != "h1"
+            && node.text_len > 0
+            && arena.link_density(index) > TEASER_HEADING_LINK_DENSITY
+        {
+            for ancestor in arena.ancestors(index).take(TEASER_MAX_LEVELS) {
+                if ancestor == arena.body || arena.nodes[ancestor].text_len >= TEASER_MAX_CHARS {
                     break;
                 }
                 own[ancestor] = true;
@@ -312,16 +316,16 @@ pub(super) fn excerpts<N>(arena: &Arena<N>) -> Vec<bool> {
         if arena.has_ancestor_tag(index, &["a"]) {
             continue;
         }
-        if let Some(entry) = arena.ancestors(index).take(3).find(|&a| {
+        if let Some(entry) = arena.ancestors(index).take(EXCERPT_MAX_LEVELS).find(|&a| {
             let n = &arena.nodes[a];
-            n.link_len >= 10 && n.text_len < 600
+            n.link_len >= EXCERPT_MIN_LINK_CHARS && n.text_len < EXCERPT_MAX_CHARS
         }) && opens_with_link(arena, entry)
             && let Some(parent) = arena.nodes[entry].parent
         {
             excerpt_parents.entry(parent).or_default().insert(entry);
         }
     }
-    for entries in excerpt_parents.into_values().filter(|e| e.len() >= 3) {
+    for entries in excerpt_parents.into_values().filter(|e| e.len() >= EXCERPT_MIN_ENTRIES) {
         for entry in entries {
             own[entry] = true;
         }
@@ -345,7 +349,10 @@ pub(super) fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
         .into_iter()
         .filter(|&i| {
             let n = &arena.nodes[i];
-            n.tag == "p" && !n.skip && n.text_len >= 80 && arena.link_density(i) < 0.3
+            n.tag == "p"
+                && !n.skip
+                && n.text_len >= PROSE_PARAGRAPH_MIN_CHARS
+                && arena.link_density(i) < PROSE_MAX_LINK_DENSITY
         })
         .map(|i| arena.nodes[i].text_len)
         .sum()
@@ -373,11 +380,15 @@ pub(super) fn repeated_items<N>(arena: &Arena<N>, chrome: &[bool], primary: usiz
                 .copied()
                 .filter(|&c| {
                     let n = &arena.nodes[c];
-                    !n.skip && !chrome[c] && n.tag == node.tag && n.class == node.class && n.text_len >= 25
+                    !n.skip
+                        && !chrome[c]
+                        && n.tag == node.tag
+                        && n.class == node.class
+                        && n.text_len >= REPEATED_ITEM_MIN_CHARS
                 })
                 .collect();
             let total: usize = alike.iter().map(|&c| arena.nodes[c].text_len).sum();
-            if alike.len() >= 3 && total * 2 >= node.text_len * 3 {
+            if alike.len() >= REPEATED_ITEMS_MIN_COUNT && REPEATED_ITEMS_TEXT_SHARE.reached(total, node.text_len) {
                 return Some(vec![parent]);
             }
         }

@@ -5,13 +5,7 @@
 use super::*;
 
 pub(super) fn initial_score(tag: &str) -> f64 {
-    match tag {
-        "div" | "article" | "main" | "section" => 5.0,
-        "pre" | "td" | "blockquote" => 3.0,
-        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
-        _ => 0.0,
-    }
+    TAG_SCORES.iter().find(|(tags, _)| tags.contains(&tag)).map_or(0.0, |&(_, score)| score)
 }
 
 pub(super) fn is_paragraph_like<N>(arena: &Arena<N>, index: usize) -> bool {
@@ -46,12 +40,12 @@ pub(super) fn score_candidates<N>(arena: &Arena<N>, chrome: &[bool]) -> HashMap<
             let (length, commas) = loose_text(arena, index);
             (length, commas, Some(index))
         };
-        if length < 25 {
+        if length < PARAGRAPH_MIN_CHARS {
             continue;
         }
-        let score = 1.0 + commas as f64 + (length / 100).min(3) as f64;
+        let score = 1.0 + commas as f64 + (length / SCORE_CHARS_PER_POINT).min(SCORE_MAX_LENGTH_POINTS) as f64;
         let scored = first_scored.into_iter().chain(first_scored.into_iter().flat_map(|f| arena.ancestors(f)));
-        for (level, ancestor) in scored.take(5).enumerate() {
+        for (level, ancestor) in scored.take(SCORE_ANCESTOR_LEVELS).enumerate() {
             if arena.nodes[ancestor].tag.is_empty() {
                 continue;
             }
@@ -109,15 +103,18 @@ pub(super) fn pick_primary<N>(
     };
     // A container whose score is mostly one child's is better described by that child's parent
     // when several strong candidates share it (Readability's alternative-ancestor step).
-    let strong: Vec<usize> =
-        scores.iter().filter(|(i, s)| **i != top && **s >= top_score * 0.75).map(|(i, _)| *i).collect();
-    if strong.len() >= 2 {
+    let strong: Vec<usize> = scores
+        .iter()
+        .filter(|(i, s)| **i != top && **s >= top_score * ALTERNATIVE_SCORE_SHARE)
+        .map(|(i, _)| *i)
+        .collect();
+    if strong.len() >= ALTERNATIVE_MIN_COUNT {
         for ancestor in arena.ancestors(top).collect::<Vec<_>>() {
             if ancestor == arena.body || related[ancestor] {
                 break;
             }
             let holding = strong.iter().filter(|&&s| arena.contains(ancestor, s)).count();
-            if holding >= 2 {
+            if holding >= ALTERNATIVE_MIN_COUNT {
                 top = ancestor;
                 break;
             }
@@ -130,7 +127,7 @@ pub(super) fn pick_primary<N>(
         }
         let own = arena.nodes[top].text_len as f64;
         let parents = arena.nodes[parent].text_len as f64;
-        if parents > 0.0 && own / parents >= 0.9 && !chrome[parent] {
+        if parents > 0.0 && own / parents >= CLIMB_TEXT_SHARE && !chrome[parent] {
             top = parent;
         } else {
             break;
@@ -151,7 +148,7 @@ pub(super) fn related_siblings<N>(
 ) -> Vec<usize> {
     let Some(parent) = arena.nodes[primary].parent else { return vec![primary] };
     let top_score = scores.get(&primary).copied().unwrap_or(0.0);
-    let threshold = (top_score * 0.2).max(10.0);
+    let threshold = (top_score * SIBLING_SCORE_SHARE).max(SIBLING_MIN_SCORE);
     let primary_class = &arena.nodes[primary].class;
     arena.nodes[parent]
         .children
@@ -172,13 +169,13 @@ pub(super) fn related_siblings<N>(
                     .filter(|&i| excerpts[i] && arena.nodes[i].tag.is_empty() && !arena.nodes[i].skip)
                     .map(|i| collapsed_len(&arena.nodes[i].text))
                     .sum();
-                if excerpt_text * 2 >= node.text_len {
+                if SIBLING_EXCERPT_SHARE.reached(excerpt_text, node.text_len) {
                     return false;
                 }
             }
             let mut bonus = 0.0;
             if !primary_class.is_empty() && node.class == *primary_class {
-                bonus += top_score * 0.2;
+                bonus += top_score * SIBLING_SCORE_SHARE;
             }
             if scores.get(&sibling).is_some_and(|s| s + bonus >= threshold) {
                 return true;
@@ -186,7 +183,7 @@ pub(super) fn related_siblings<N>(
             if node.tag == "p" {
                 let density = arena.link_density(sibling);
                 let plain = arena.plain_text(sibling);
-                return (node.text_len > 80 && density < 0.25)
+                return (node.text_len > SIBLING_PARAGRAPH_CHARS && density < SIBLING_PARAGRAPH_LINK_DENSITY)
                     || (node.text_len > 0 && density == 0.0 && plain.ends_with(['.', '!', '?']));
             }
             false

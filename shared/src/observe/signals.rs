@@ -30,7 +30,7 @@ pub(super) fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
         if has_word(names, PAYWALL_WORDS) {
             add(&mut found, Signal::Paywall);
         }
-        if has_word(names, COOKIE_WALL_WORDS) && node.text_len > 20 {
+        if has_word(names, COOKIE_WALL_WORDS) && node.text_len > COOKIE_WALL_MIN_CHARS {
             let t = text();
             if t.contains("cookie") || t.contains("consent") || t.contains("privacy") {
                 add(&mut found, Signal::ConsentOverlay);
@@ -60,11 +60,11 @@ pub(super) fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
             t.contains("javascript") || t.contains("enable js")
         }
     });
-    if (noscript_warning && visible_text < 400) || has_phrase(SCRIPT_REQUIRED_PHRASES) {
+    if (noscript_warning && visible_text < SCRIPT_REQUIRED_VISIBLE_CHARS) || has_phrase(SCRIPT_REQUIRED_PHRASES) {
         add(&mut found, Signal::ScriptRequired);
     }
     let asks_to_sign_in = has_phrase(SIGN_IN_PHRASES);
-    if found.contains(&Signal::AuthFields) && asks_to_sign_in && primary_text < 200 {
+    if found.contains(&Signal::AuthFields) && asks_to_sign_in && primary_text < AUTH_GATE_MAX_TEXT_CHARS {
         add(&mut found, Signal::AuthGate);
     }
     found

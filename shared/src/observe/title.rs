@@ -121,7 +121,7 @@ pub(super) fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
     if let Some(&(last, _)) = separators.last() {
         hierarchical = separators.iter().any(|(_, c)| matches!(c, '\\' | '/' | '>' | '»'));
         title = original[..last].to_string();
-        if words(&title) < 3 {
+        if words(&title) < TITLE_MIN_WORDS {
             // Everything after the first separator.
             title = original
                 .char_indices()
@@ -139,13 +139,13 @@ pub(super) fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
             let colon = original.rfind(':').unwrap_or(0);
             title = original[colon + 1..].to_string();
             let first_colon = original.find(':').unwrap_or(0);
-            if words(&title) < 3 {
+            if words(&title) < TITLE_MIN_WORDS {
                 title = original[first_colon + 1..].to_string();
-            } else if words(&original[..first_colon]) > 5 {
+            } else if words(&original[..first_colon]) > TITLE_PREFIX_MAX_WORDS {
                 title = original.clone();
             }
         }
-    } else if original.chars().count() > 150 || original.chars().count() < 15 {
+    } else if original.chars().count() > TITLE_MAX_CHARS || original.chars().count() < TITLE_MIN_CHARS {
         let h1s: Vec<usize> = arena.nodes.iter().enumerate().filter(|(_, n)| n.tag == "h1").map(|(i, _)| i).collect();
         if h1s.len() == 1 {
             title = arena.plain_text(h1s[0]);
@@ -154,7 +154,7 @@ pub(super) fn cleaned_document_title<N>(arena: &Arena<N>) -> String {
     let title = collapse_whitespace(&title);
     let without_separators: String = original.chars().filter(|&c| !is_separator(c)).collect();
     let count = words(&title);
-    if count <= 4 && (!hierarchical || count + 1 != words(&without_separators)) {
+    if count <= TITLE_TOO_FEW_WORDS && (!hierarchical || count + 1 != words(&without_separators)) {
         return original;
     }
     title

@@ -1,8 +1,11 @@
 //! Every word list and threshold the reader's heuristics use, in one table, each with where it
 //! came from: Readability.js's `REGEXPS` (unlikely candidates, positive and negative class
-//! words), trafilatura's lists, and what the WCXB and Zyte dev pages taught (each rule was added
-//! for pages of the dev splits, `cargo xtask bench extraction`). The stages refer to these by
-//! name; none keeps a list of its own.
+//! words) and its scoring values, trafilatura's lists, and what the WCXB and Zyte dev pages
+//! taught (each rule was added for pages of the dev splits, `cargo xtask bench extraction`). The
+//! stages refer to these by name. What stays in the code: HTML's own vocabulary (which tags are
+//! headings, cells, list items), plain halves and doubles the doc comment at each use states,
+//! and the sign-up phrase grammar of `clutter::sign_up_phrases` (phrases with lookahead, not a
+//! list).
 
 /// Elements whose text a reader never sees.
 pub(super) const INVISIBLE_TEXT: &[&str] = &[
@@ -600,3 +603,220 @@ pub(super) const JSON_LD_ARTICLE_TYPES: &[&str] = &[
     "DiscussionForumPosting",
     "MedicalScholarlyArticle",
 ];
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds. Character counts are of collapsed text; a link density is the share of an
+// element's text inside links. Those marked Readability.js are its values (`_initializeNode`,
+// `_grabArticle`, `_getArticleTitle`, `DEFAULT_CHAR_THRESHOLD`); the others were set on the
+// WCXB and Zyte dev pages with `cargo xtask bench extraction`, as the comment at each use says.
+
+/// A part of a whole: `part * den` against `whole * num`, in integers as the rules always were.
+#[derive(Clone, Copy)]
+pub(super) struct Share {
+    pub(super) num: usize,
+    pub(super) den: usize,
+}
+
+impl Share {
+    /// `part` is at least this share of `whole`.
+    pub(super) fn reached(self, part: usize, whole: usize) -> bool {
+        part * self.den >= whole * self.num
+    }
+}
+
+/// With this much visible text a page is not one that hides itself in `<noscript>`.
+pub(super) const NOSCRIPT_VISIBLE_ENOUGH: usize = 1_500;
+/// `<noscript>` is read instead when it holds more than twice the visible text (and at least
+/// twice this).
+pub(super) const NOSCRIPT_MIN_VISIBLE: usize = 500;
+/// A button label longer than this is no "Read more" toggle.
+pub(super) const DISCLOSE_LABEL_MAX_CHARS: usize = 40;
+/// A chrome-named element is the page when the page has this much paragraph text…
+pub(super) const CHROME_AS_CONTENT_PAGE_PARAGRAPHS: usize = 200;
+/// …and it holds this share of it…
+pub(super) const CHROME_AS_CONTENT_SHARE: Share = Share { num: 2, den: 5 };
+/// …with less than this link density (WCXB +6.8 page points).
+pub(super) const CHROME_AS_CONTENT_MAX_LINK_DENSITY: f64 = 0.5;
+/// A box only named like chrome that holds this much paragraph text…
+pub(super) const NAMED_CHROME_TEXT_CHARS: usize = 500;
+/// …with fewer links than this density is text.
+pub(super) const NAMED_CHROME_MAX_LINK_DENSITY: f64 = 0.15;
+/// Chrome by tag or role is the page only when it holds this share of the page's paragraphs
+/// (a related-stories aside beside a short article holds 40 % or more).
+pub(super) const CHROME_BY_TAG_CONTENT_SHARE: Share = Share { num: 3, den: 5 };
+/// An embedded post's wrapper holds at most twice its text and this many characters more.
+pub(super) const EMBED_WRAPPER_EXTRA_CHARS: usize = 100;
+/// A class is a page builder's when it wraps this many blocks…
+pub(super) const BUILDER_CLASS_MIN_COUNT: usize = 3;
+/// …holding this share of the page's text.
+pub(super) const BUILDER_CLASS_TEXT_SHARE: Share = Share { num: 1, den: 2 };
+/// Readability.js: a negative class word takes this much off a candidate's score, a positive
+/// one adds it.
+pub(super) const CLASS_WEIGHT: f64 = 25.0;
+/// A dateline or byline block is shorter than this.
+pub(super) const METADATA_BLOCK_MAX_CHARS: usize = 150;
+/// Only a kind of metadata block (tag and class) that occurs at most this often is dropped: each
+/// post of a thread keeps its own date.
+pub(super) const METADATA_KIND_MAX_COUNT: usize = 2;
+/// A page of cards: a content root this link-dense…
+pub(super) const CARD_PAGE_MIN_LINK_DENSITY: f64 = 0.4;
+/// …with less prose than this.
+pub(super) const CARD_PAGE_MAX_PROSE_CHARS: usize = 1_000;
+/// An entry of a list has at least this much text beside its links…
+pub(super) const ENTRY_OWN_TEXT_CHARS: usize = 30;
+/// …and is one of at least this many blocks of its kind (and a list holds that many entries).
+pub(super) const ENTRY_MIN_KIND_COUNT: usize = 4;
+/// A tag list has little besides its `rel="tag"` links: at most this many characters and two a
+/// link (commas, a "Tags" label).
+pub(super) const TAG_LIST_EXTRA_CHARS: usize = 40;
+/// A photo credit or a control's label is at most this long.
+pub(super) const LABEL_BLOCK_MAX_CHARS: usize = 120;
+/// A block with this many commas is prose.
+pub(super) const PROSE_MIN_COMMAS: usize = 10;
+/// A poster's card or signature is shorter than this.
+pub(super) const PROFILE_BLOCK_MAX_CHARS: usize = 300;
+/// A link list: a class weight below [`CLASS_WEIGHT`] and a link density above this…
+pub(super) const LINK_LIST_DENSITY: f64 = 0.5;
+/// …or a link density above this whatever its class says.
+pub(super) const LINK_LIST_DENSITY_ANY_CLASS: f64 = 0.75;
+/// A linked span is a sentence's words when its block's link density is at most this.
+pub(super) const SENTENCE_LINK_DENSITY: f64 = 0.5;
+/// Repeated blocks shorter than this are not dropped (a recipe's "1 tsp. oil" every day).
+pub(super) const REPEATED_BLOCK_MIN_CHARS: usize = 200;
+/// A related-stories label is longer than this only as an `<h1>`, which is the page's title.
+pub(super) const RELATED_LABEL_MAX_CHARS: usize = 60;
+/// A related-stories label that is not a heading may be this much longer than its phrase.
+pub(super) const RELATED_LABEL_EXTRA_CHARS: usize = 25;
+/// "More … stories": at most this many words.
+pub(super) const MORE_STORIES_MAX_WORDS: usize = 4;
+/// A control's label ("Share", "Like this:") is at most this long.
+pub(super) const UI_LABEL_MAX_CHARS: usize = 40;
+/// Readability.js: a paragraph shorter than this is not scored.
+pub(super) const PARAGRAPH_MIN_CHARS: usize = 25;
+/// The closing sign-up pitch is looked for in this many last lines…
+pub(super) const PITCH_LINES: usize = 3;
+/// …when the rest of the content has at least this many words to compare with…
+pub(super) const PITCH_REST_MIN_WORDS: usize = 50;
+/// …and a pitch line is shorter than this.
+pub(super) const PITCH_MAX_CHARS: usize = 400;
+/// Readability.js's `DEFAULT_CHAR_THRESHOLD`: a reading with less text is retried with fewer
+/// rules.
+pub(super) const ENOUGH_TEXT_CHARS: usize = 500;
+/// Widening: on a page with this much paragraph text…
+pub(super) const WIDEN_PAGE_PARAGRAPHS: usize = 500;
+/// …content holding less than this share of its paragraphs is spread over several containers
+/// (measured against a half: WCXB +2.8 page points)…
+pub(super) const WIDEN_PARAGRAPH_SHARE: Share = Share { num: 2, den: 3 };
+/// …and the content is the lowest ancestor holding this share of them.
+pub(super) const WIDEN_TO_PARAGRAPH_SHARE: Share = Share { num: 4, den: 5 };
+/// Inside `<main>`, content holding less than this share of main's text outside links is the
+/// main (measured against a third and two thirds: WCXB +1.3 and +1.1 page points, a half +1.9).
+pub(super) const MAIN_TEXT_SHARE: Share = Share { num: 1, den: 2 };
+/// Content holding this share of the page's non-chrome text is not widened.
+pub(super) const ENOUGH_TEXT_SHARE: Share = Share { num: 1, den: 4 };
+/// An article (this much prose, or a run of loose text this long)…
+pub(super) const ARTICLE_PROSE_CHARS: usize = 300;
+/// …is widened to the lowest ancestor holding this share of the page's non-chrome text.
+pub(super) const WIDEN_TO_TEXT_SHARE: Share = Share { num: 3, den: 5 };
+/// A declared `<article>` is the content when it holds this share of what was found.
+pub(super) const DECLARED_ARTICLE_SHARE: Share = Share { num: 1, den: 2 };
+/// An `itemprop="articleBody"` element counts with this much visible text.
+pub(super) const ARTICLE_BODY_MIN_CHARS: usize = 200;
+/// A page's own paragraph: this long (not the 80 of a news paragraph: landing and product pages
+/// write short sections)…
+pub(super) const OWN_PARAGRAPH_MIN_CHARS: usize = 40;
+/// …with a link density under this.
+pub(super) const OWN_PARAGRAPH_MAX_LINK_DENSITY: f64 = 0.3;
+/// A teaser's heading is a link: link density above this.
+pub(super) const TEASER_HEADING_LINK_DENSITY: f64 = 0.5;
+/// A teaser is found this many ancestors up from its linked heading…
+pub(super) const TEASER_MAX_LEVELS: usize = 4;
+/// …in a block shorter than this.
+pub(super) const TEASER_MAX_CHARS: usize = 1_500;
+/// An excerpt's entry is found this many ancestors up…
+pub(super) const EXCERPT_MAX_LEVELS: usize = 3;
+/// …with at least this much link text…
+pub(super) const EXCERPT_MIN_LINK_CHARS: usize = 10;
+/// …in a block shorter than this…
+pub(super) const EXCERPT_MAX_CHARS: usize = 600;
+/// …and one of at least this many such entries under one parent.
+pub(super) const EXCERPT_MIN_ENTRIES: usize = 3;
+/// Prose: `<p>` of this many characters…
+pub(super) const PROSE_PARAGRAPH_MIN_CHARS: usize = 80;
+/// …with a link density under this.
+pub(super) const PROSE_MAX_LINK_DENSITY: f64 = 0.3;
+/// Repeated items: siblings of the same tag and class, each this long…
+pub(super) const REPEATED_ITEM_MIN_CHARS: usize = 25;
+/// …at least this many…
+pub(super) const REPEATED_ITEMS_MIN_COUNT: usize = 3;
+/// …holding this share of the primary's text together.
+pub(super) const REPEATED_ITEMS_TEXT_SHARE: Share = Share { num: 3, den: 2 };
+/// Readability.js's `_initializeNode`: a candidate's starting score by its tag (others 0).
+pub(super) const TAG_SCORES: &[(&[&str], f64)] = &[
+    (&["div", "article", "main", "section"], 5.0),
+    (&["pre", "td", "blockquote"], 3.0),
+    (&["address", "ol", "ul", "dl", "dd", "dt", "li", "form"], -3.0),
+    (&["h1", "h2", "h3", "h4", "h5", "h6", "th"], -5.0),
+];
+/// Readability.js: a paragraph scores a point per comma and one per this many characters…
+pub(super) const SCORE_CHARS_PER_POINT: usize = 100;
+/// …at most this many for its length…
+pub(super) const SCORE_MAX_LENGTH_POINTS: usize = 3;
+/// …to this many ancestors, the third and later divided by three times their level.
+pub(super) const SCORE_ANCESTOR_LEVELS: usize = 5;
+/// Readability.js's alternative-ancestor step: candidates scoring at least this share of the
+/// top one…
+pub(super) const ALTERNATIVE_SCORE_SHARE: f64 = 0.75;
+/// …when at least this many of them share an ancestor (Readability.js's
+/// `MINIMUM_TOPCANDIDATES` is 3, the top one included).
+pub(super) const ALTERNATIVE_MIN_COUNT: usize = 2;
+/// The top candidate climbs to a parent whose text is at least this much its own.
+pub(super) const CLIMB_TEXT_SHARE: f64 = 0.9;
+/// Readability.js: a sibling joins the content when it scores this share of the top score…
+pub(super) const SIBLING_SCORE_SHARE: f64 = 0.2;
+/// …and at least this much…
+pub(super) const SIBLING_MIN_SCORE: f64 = 10.0;
+/// …with the same share again as a bonus when it has the top candidate's class; a sibling
+/// `<p>` joins with more than this many characters…
+pub(super) const SIBLING_PARAGRAPH_CHARS: usize = 80;
+/// …and a link density under this (or no links and a closing full stop).
+pub(super) const SIBLING_PARAGRAPH_LINK_DENSITY: f64 = 0.25;
+/// A sibling that is half or more excerpts of other pages does not join.
+pub(super) const SIBLING_EXCERPT_SHARE: Share = Share { num: 1, den: 2 };
+/// A listing: a parent with at least this many children of one shape…
+pub(super) const LIST_MIN_ITEMS: usize = 3;
+/// …each carrying a link of at least this many characters.
+pub(super) const LIST_ITEM_LINK_CHARS: usize = 12;
+/// A comment has at least this much text.
+pub(super) const COMMENT_MIN_CHARS: usize = 20;
+/// The discussions listed of a listing page: the most commented, this many.
+pub(super) const TOP_DISCUSSIONS: usize = 5;
+/// A cookie wall says so in more than this many characters.
+pub(super) const COOKIE_WALL_MIN_CHARS: usize = 20;
+/// A `<noscript>` warning means the page needs scripts when it shows less than this.
+pub(super) const SCRIPT_REQUIRED_VISIBLE_CHARS: usize = 400;
+/// Sign-in fields and words mean a sign-in wall when the content is shorter than this.
+pub(super) const AUTH_GATE_MAX_TEXT_CHARS: usize = 200;
+/// Readability.js's `_getArticleTitle`: a title cut at a separator keeps at least this many
+/// words, else it is cut at the first one…
+pub(super) const TITLE_MIN_WORDS: usize = 3;
+/// …a title before a colon longer than this many words is kept whole…
+pub(super) const TITLE_PREFIX_MAX_WORDS: usize = 5;
+/// …a document title longer than this or shorter than [`TITLE_MIN_CHARS`] gives way to the
+/// page's only `<h1>`…
+pub(super) const TITLE_MAX_CHARS: usize = 150;
+pub(super) const TITLE_MIN_CHARS: usize = 15;
+/// …and a cleaned title of this many words or fewer is not used.
+pub(super) const TITLE_TOO_FEW_WORDS: usize = 4;
+/// The content's first line is the title repeated (and left out) when it is at most this long
+/// and at least half the title.
+pub(super) const REPEATED_TITLE_MAX_CHARS: usize = 200;
+/// Content hidden by inline style is read too when the visible page gives less than this…
+pub(super) const STYLED_AWAY_RETRY_BELOW: usize = 1_000;
+/// …and kept when it gives at least this much…
+pub(super) const STYLED_AWAY_MIN_CHARS: usize = 500;
+/// …and the visible page gave less than this, or a third of what it gives.
+pub(super) const STYLED_AWAY_SHOWN_FEW: usize = 200;
+/// A disclosure toggle or a heading is looked for this many levels into a button; its label this
+/// many plus one.
+pub(super) const BUTTON_SEARCH_DEPTH: usize = 2;
