@@ -41,15 +41,11 @@ pub const HOST_NAME: &str = "com.laika.host";
 /// How long a tab tool waits for the tab to finish loading.
 const LOAD_WAIT_MS: u32 = 15_000;
 
-/// Starts the background: called once by its loader, after the WASM is instantiated.
+/// Starts the background: called once by its loader, after the WASM is instantiated at the
+/// first event that needs it. (Chrome's side-panel behaviour is set by the loader itself, at every
+/// start of the worker, so the toolbar button works before the module exists.)
 #[wasm_bindgen(js_name = backgroundStart)]
-pub fn background_start() {
-    // The toolbar button opens Chrome's side panel by itself once this is set.
-    if ext::has("sidePanel.setPanelBehavior") {
-        let behaviour = ext::to_js(&json!({ "openPanelOnActionClick": true }));
-        let _ = ext::call("sidePanel.setPanelBehavior", &[behaviour]);
-    }
-}
+pub fn background_start() {}
 
 /// One `runtime.onMessage` message. The loader registers the listener synchronously (a service
 /// worker woken by a message only delivers it to listeners registered in its first run) and
@@ -131,6 +127,9 @@ async fn route(to: &str, message: &Value, sender: &Value) -> Result<Value, ExtEr
                     let origin = message.get("origin").and_then(Value::as_str);
                     run_tool(tab_id, name, arguments, origin).await
                 }
+                // Laika's code in the tab, injected now if it is not there yet (the sidecar asks
+                // when it opens on a tab): which reader it runs, live DOM or snapshot.
+                "ping" => to_content(tab_id, &json!({ "to": "content", "op": "ping" })).await,
                 op @ ("highlight" | "clear") => {
                     let handle = message.get("handleId").cloned().unwrap_or(Value::Null);
                     to_content(tab_id, &json!({ "to": "content", "op": op, "handleId": handle })).await
@@ -273,8 +272,10 @@ fn connect() -> Result<(), ExtError> {
 // ---------------------------------------------------------------------------------------------
 // Tabs.
 
-/// A message to the tab's content script. A tab opened before the extension was installed has
-/// none yet: then it is injected once and the message sent again.
+/// A message to the tab's content script. No page carries one until the user acts on it with
+/// Laika (the manifests declare none: a tab Laika was never asked about holds none of its code
+/// and none of its memory), and a navigation leaves the new page without one: then it is
+/// injected once and the message sent again.
 async fn to_content(tab_id: i64, message: &Value) -> Result<Value, ExtError> {
     let answer = match ext::send_to_tab(tab_id, message).await {
         Ok(answer) => answer,

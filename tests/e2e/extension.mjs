@@ -171,11 +171,12 @@ async function openWithSidecar(url) {
   const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, url);
   await sidecar.goto(`${sidecarUrl}?tab=${tabId}`);
   await sidecar.waitForSelector("#summarise");
-  // The content script loads its WASM asynchronously: wait until it answers.
+  // No content script is declared: the background injects it when Laika is used on the tab
+  // (here, asked for its reader mode) and it loads its WASM asynchronously.
   const mode = await sidecar.evaluate(async (tabId) => {
     for (let i = 0; i < 100; i++) {
       try {
-        const answer = await chrome.tabs.sendMessage(tabId, { to: "content", op: "ping" });
+        const answer = await chrome.runtime.sendMessage({ to: "tab", tabId, op: "ping" });
         if (answer?.ok) return answer.result.mode;
       } catch {}
       await new Promise((r) => setTimeout(r, 100));
@@ -544,7 +545,36 @@ async function historyChecks() {
   }
 }
 
+/** Weightless until asked: the manifests declare no content script, and a tab the user never
+ * used Laika on holds none of its code (asked from an extension page, which can message a tab
+ * but, unlike the background's own path, never injects). */
+async function weightlessChecks() {
+  for (const browser of ["chrome", "firefox"]) {
+    const file = path.join(path.dirname(dist), browser, "manifest.json");
+    if (!fs.existsSync(file)) continue;
+    const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+    check(`manifest (${browser}): no declared content script`, !manifest.content_scripts, JSON.stringify(manifest.content_scripts ?? null));
+  }
+  const url = `${origin}/untouched/article.html`;
+  const idle = await context.newPage();
+  await idle.goto(url, { waitUntil: "load" });
+  const probe = await context.newPage();
+  await probe.goto(sidecarUrl);
+  const present = await probe.evaluate(async (url) => {
+    const [tab] = await chrome.tabs.query({ url });
+    try {
+      return !!(await chrome.tabs.sendMessage(tab.id, { to: "content", op: "ping" }));
+    } catch {
+      return false;
+    }
+  }, url);
+  check("a tab Laika was never asked about holds no Laika code", present === false);
+  await probe.close();
+  await idle.close();
+}
+
 const suites = {
+  weightless: weightlessChecks,
   welcome: welcomeChecks,
   "summary-model": () => summariseChecks("summary", `${origin}/pages/article.html`, "mistral"),
   "summary-csp-model": () => summariseChecks("summary under script-src 'self'", `${origin}/csp/article.html`, "mistral"),

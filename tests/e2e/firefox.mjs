@@ -197,7 +197,7 @@ try {
     sidecar,
     async (tabId) => {
       try {
-        const answer = await browser.tabs.sendMessage(tabId, { to: "content", op: "ping" });
+        const answer = await browser.runtime.sendMessage({ to: "tab", tabId, op: "ping" });
         return answer?.ok ? [answer.result.mode, answer.result.reason].filter(Boolean).join(": ") : null;
       } catch {
         return null;

@@ -542,7 +542,7 @@ async function waitContent(sidecar, tabId) {
   return sidecar.evaluate(async (tabId) => {
     for (let i = 0; i < 100; i++) {
       try {
-        const answer = await chrome.tabs.sendMessage(tabId, { to: "content", op: "ping" });
+        const answer = await chrome.runtime.sendMessage({ to: "tab", tabId, op: "ping" });
         if (answer?.ok) return answer.result.mode;
       } catch {}
       await new Promise((r) => setTimeout(r, 100));

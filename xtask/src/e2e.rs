@@ -121,7 +121,7 @@ pub fn npm_ci(root: &Path) -> Result<()> {
 
 /// `node`, with its WebSocket switched on where it is still experimental (node 20): the Firefox
 /// suite speaks WebDriver BiDi over it.
-fn node() -> Command {
+pub fn node() -> Command {
     let mut command = Command::new("node");
     let has_websocket = Command::new("node")
         .args(["-p", "typeof WebSocket"])

@@ -14,7 +14,8 @@
 //! `cargo xtask bench security [--fuzz-seconds N] [--only PARTS]` is the security suite at full
 //! size, one table ([`security`]); `cargo xtask bench quality [--quick]` measures what the
 //! summary service shows on real pages, with the default model and the extractive engine
-//! ([`quality`]).
+//! ([`quality`]); `cargo xtask bench weight [--tabs N]` what the extension costs a browser with
+//! N tabs open ([`weight`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -30,6 +31,7 @@ mod perf;
 mod prereq;
 mod quality;
 mod security;
+mod weight;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask")]
@@ -351,6 +353,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("host") => return perf::host(&workspace_root(), &args[1..]),
         Some("security") => return security::security(&workspace_root(), &args[1..]),
         Some("quality") => return quality::quality(&workspace_root(), &args[1..]),
+        Some("weight") => return weight::weight(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));

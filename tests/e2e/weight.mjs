@@ -1,0 +1,219 @@
+// What Laika costs a browser it is installed in: Debian Chromium (headless) with N tabs of one
+// corpus page, (a) without the extension, (b) with it loaded but never used (as installed on an
+// earlier day: welcome page closed, service worker asleep), (c) with it used in one tab (the sidecar opened on it and the page observed, which is when its content script
+// and WASM arrive). For each: the browser's memory (RSS and PSS summed over its process tree,
+// from /proc) and the JS heap of the tabs (CDP Performance.getMetrics), after the pages have
+// settled. Run by `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
+//
+// Environment: LAIKA_DIST (dist/chrome), LAIKA_WEIGHT_PAGE (the HTML file), LAIKA_WEIGHT_TABS
+// (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
+
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+
+const EXTENSION_ID = "aalmaaaoibklhiemdgicgkpmclfehdkb";
+const dist = path.resolve(process.env.LAIKA_DIST ?? "dist/chrome");
+const pageFile = path.resolve(process.env.LAIKA_WEIGHT_PAGE ?? "../shared/corpora/readability/nytimes-1/source.html");
+const tabs = Number(process.env.LAIKA_WEIGHT_TABS ?? 10);
+const runs = Number(process.env.LAIKA_WEIGHT_RUNS ?? 2);
+const outFile = process.env.LAIKA_WEIGHT_OUT;
+const MB = 1024 * 1024;
+
+// The page, served from localhost (each tab its own path, so nothing is shared between them but
+// what the browser shares).
+const body = fs.readFileSync(pageFile);
+const server = http.createServer((req, res) => {
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  res.end(body);
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+/** PIDs of the process whose command line names `profile` (the browser) and its descendants. */
+function processTree(profile) {
+  const parents = new Map();
+  let root = null;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(Number(entry), ppid);
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmdline.includes(`--user-data-dir=${profile}`) && !cmdline.includes("--type=")) root = Number(entry);
+    } catch {}
+  }
+  if (root === null) throw new Error("the browser process was not found");
+  const tree = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (!tree.has(pid) && tree.has(ppid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...tree];
+}
+
+/** RSS and PSS of the browser's processes, in MB (LAIKA_WEIGHT_PROCESSES=1 lists each). */
+function memory(profile) {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of processTree(profile)) {
+    try {
+      const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const processRss = Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      const processPss = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      rss += processRss;
+      pss += processPss;
+      if (process.env.LAIKA_WEIGHT_PROCESSES === "1") {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split(/[\0 ]/);
+        const type = cmdline.find((a) => a.startsWith("--type="))?.slice(7) ?? "browser";
+        const extension = cmdline.some((a) => a.startsWith("--extension-process")) ? " (extension)" : "";
+        console.error(`    ${pid} ${type}${extension}: PSS ${(processPss / 1024).toFixed(1)} MB`);
+      }
+    } catch {}
+  }
+  return { rss_mb: rss / 1024, pss_mb: pss / 1024 };
+}
+
+const settle = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function measure(config) {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), `laika-weight-${config}-`));
+  const args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+  if (config === "none") args.push("--disable-extensions");
+  else args.push(`--disable-extensions-except=${dist}`, `--load-extension=${dist}`);
+  const launch = () =>
+    chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+      headless: true,
+      args,
+    });
+  const context = await launch();
+  try {
+    // The page's own resources from elsewhere (images, ads, fonts) are not fetched: every run
+    // measures the same document, offline.
+    await context.route("**/*", (route) => {
+      const url = route.request().url();
+      return url.startsWith(origin) || url.startsWith("chrome-extension:") ? route.continue() : route.abort();
+    });
+    if (config !== "none") {
+      // As in a user's browser, where Laika was installed on some earlier day: an extension
+      // loaded from the command line is installed afresh at every start, so its first-install
+      // welcome page is closed and its service worker (woken by that install) stopped, as the
+      // browser stops an idle one. What remains is what an unused installed Laika costs.
+      await settle(2000);
+      const blank = await context.newPage();
+      for (const page of context.pages()) if (page.url().startsWith("chrome-extension://")) await page.close();
+      const cdp = await context.newCDPSession(blank);
+      await cdp.send("ServiceWorker.enable");
+      await cdp.send("ServiceWorker.stopAllWorkers");
+      await cdp.detach();
+    }
+    const pages = [];
+    for (let i = 0; i < tabs; i++) {
+      const page = i === 0 ? (context.pages()[0] ?? (await context.newPage())) : await context.newPage();
+      await page.goto(`${origin}/tab-${i}.html`, { waitUntil: "load" });
+      pages.push(page);
+    }
+    if (config === "used") {
+      // The user opens Laika on the first tab and it reads the page: the sidecar, bound to the
+      // tab, asks the background to observe it (the content script and its WASM arrive now).
+      const sidecar = await context.newPage();
+      const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
+      await sidecar.goto(sidecarUrl);
+      const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, `${origin}/tab-0.html`);
+      await sidecar.goto(`${sidecarUrl}?tab=${tabId}`);
+      const observed = await sidecar.evaluate(
+        async (tabId) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "observe", args: {} }),
+        tabId,
+      );
+      if (!observed?.ok) throw new Error(`observe failed: ${JSON.stringify(observed)}`);
+    }
+    // Let load-time work (content scripts, WASM instantiation, GC) finish.
+    await settle(Number(process.env.LAIKA_WEIGHT_SETTLE_MS ?? 4000));
+    let heap = 0;
+    for (const page of pages) {
+      const session = await context.newCDPSession(page);
+      await session.send("HeapProfiler.collectGarbage").catch(() => {});
+      await session.send("Performance.enable");
+      const { metrics } = await session.send("Performance.getMetrics");
+      heap += metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+      await session.detach();
+    }
+    await settle(1000);
+    const { rss_mb, pss_mb } = memory(profile);
+    // Whether the last tab (never used) holds Laika's content script, asked (after the
+    // measurement) from an extension page, which can message a tab but never injects.
+    let lastTabHasLaika = false;
+    if (config !== "none") {
+      const probe = await context.newPage();
+      await probe.goto(`chrome-extension://${EXTENSION_ID}/welcome.html`);
+      lastTabHasLaika = await probe.evaluate(async (url) => {
+        const [tab] = await chrome.tabs.query({ url });
+        try {
+          return !!(await chrome.tabs.sendMessage(tab.id, { to: "content", op: "ping" }));
+        } catch {
+          return false;
+        }
+      }, `${origin}/tab-${tabs - 1}.html`);
+    }
+    return { config, rss_mb, pss_mb, js_heap_mb: heap / MB, last_tab_has_laika: lastTabHasLaika };
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (let run = 0; run < runs; run++) {
+  for (const config of ["none", "loaded", "used"]) {
+    const result = { run, ...(await measure(config)) };
+    results.push(result);
+    console.error(
+      `  run ${run + 1} ${config.padEnd(7)} RSS ${result.rss_mb.toFixed(0)} MB  PSS ${result.pss_mb.toFixed(0)} MB  JS heap ${result.js_heap_mb.toFixed(1)} MB`,
+    );
+  }
+}
+server.close();
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const summary = {};
+for (const config of ["none", "loaded", "used"]) {
+  const of = results.filter((r) => r.config === config);
+  summary[config] = {
+    rss_mb: median(of.map((r) => r.rss_mb)),
+    pss_mb: median(of.map((r) => r.pss_mb)),
+    js_heap_mb: median(of.map((r) => r.js_heap_mb)),
+  };
+}
+const perTab = (summary.loaded.pss_mb - summary.none.pss_mb) / tabs;
+const used = summary.used.pss_mb - summary.loaded.pss_mb;
+const targets = {
+  loaded_unused_per_tab_mb: { value: perTab, target: "≤ 2", met: perTab <= 2 },
+  used_in_one_tab_mb: { value: used, target: "≤ 30", met: used <= 30 },
+};
+const unusedTabsClean = results.filter((r) => r.config !== "none").every((r) => !r.last_tab_has_laika);
+const report = { page: pageFile, tabs, runs, results, summary, targets, unused_tabs_carry_no_laika_code: unusedTabsClean };
+if (outFile) fs.writeFileSync(outFile, JSON.stringify(report, null, 2));
+
+console.log(`| ${tabs} tabs of ${path.basename(path.dirname(pageFile))}/${path.basename(pageFile)} | RSS MB | PSS MB | JS heap MB |`);
+console.log("|---|---|---|---|");
+for (const [config, s] of Object.entries(summary)) {
+  const label = { none: "no extension", loaded: "Laika loaded, unused", used: "Laika used in one tab" }[config];
+  console.log(`| ${label} | ${s.rss_mb.toFixed(0)} | ${s.pss_mb.toFixed(0)} | ${s.js_heap_mb.toFixed(1)} |`);
+}
+console.log("");
+console.log(`loaded but unused, per tab (PSS): ${perTab.toFixed(2)} MB (target ≤ 2): ${targets.loaded_unused_per_tab_mb.met ? "met" : "NOT met"}`);
+console.log(`used in one tab (PSS): ${used.toFixed(1)} MB (target ≤ 30): ${targets.used_in_one_tab_mb.met ? "met" : "NOT met"}`);
+console.log(`a tab Laika was never asked about carries Laika code: ${unusedTabsClean ? "no" : "YES"}`);

@@ -1,0 +1,58 @@
+//! `cargo xtask bench weight [--tabs N] [--runs R] [--page FILE]`: what Laika costs a browser it is
+//! installed in. Builds the extension as shipped (`dist/chrome`), then `tests/e2e/weight.mjs`
+//! opens N tabs (default 10) of a corpus page in Debian Chromium without the extension, with it
+//! loaded but unused, and with it used in one tab, and reports the browser's RSS and PSS (its
+//! whole process tree) and the tabs' JS heap, R runs each (default 2; medians). Targets (issue
+//! #25): loaded but unused within 2 MB a tab of no extension; used in one tab ≤ 30 MB; no Laika
+//! code in a tab it was never asked about. Writes `target/bench/weight.json`.
+
+use anyhow::{Result, bail};
+use std::path::Path;
+
+/// The default page: a long real article of the Readability corpus.
+const DEFAULT_PAGE: &str = "readability/nytimes-1/source.html";
+
+pub fn weight(root: &Path, args: &[String]) -> Result<()> {
+    let mut tabs = "10".to_string();
+    let mut runs = "2".to_string();
+    let mut page = root.join("..").join("shared").join("corpora").join(DEFAULT_PAGE);
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let mut value = || rest.next().cloned().ok_or_else(|| anyhow::anyhow!("XTASK_BAD_ARGS: {arg} needs a value"));
+        match arg.as_str() {
+            "--tabs" => tabs = value()?,
+            "--runs" => runs = value()?,
+            "--page" => page = value()?.into(),
+            other => bail!("XTASK_BAD_ARGS: bench weight takes --tabs N, --runs R, --page FILE, not {other:?}"),
+        }
+    }
+    for (name, n) in [("--tabs", &tabs), ("--runs", &runs)] {
+        if n.parse::<u32>().map_or(true, |n| n == 0) {
+            bail!("XTASK_BAD_ARGS: {name} must be a positive number, not {n:?}");
+        }
+    }
+    if !page.is_file() {
+        bail!("XTASK_NO_PAGE: {} does not exist (--page FILE names another)", page.display());
+    }
+    if !Path::new(super::e2e::CHROMIUM).exists() {
+        bail!("XTASK_NO_BROWSER: the weight benchmark needs Debian Chromium ({})", super::e2e::CHROMIUM);
+    }
+    let built = super::build::build(root, true)?;
+    super::e2e::npm_ci(root)?;
+    let bench = super::build::target_dir(root).join("bench");
+    std::fs::create_dir_all(&bench)?;
+    let out = bench.join("weight.json");
+    super::run(
+        &format!("weight: {tabs} tabs, {runs} runs"),
+        super::e2e::node()
+            .arg(root.join("tests/e2e/weight.mjs"))
+            .env("LAIKA_DIST", &built.chrome)
+            .env("LAIKA_WEIGHT_PAGE", &page)
+            .env("LAIKA_WEIGHT_TABS", &tabs)
+            .env("LAIKA_WEIGHT_RUNS", &runs)
+            .env("LAIKA_WEIGHT_OUT", &out)
+            .env("CHROMIUM", super::e2e::CHROMIUM),
+    )?;
+    eprintln!("    wrote {}", out.display());
+    Ok(())
+}
