@@ -1,8 +1,12 @@
 //! Stage 1, the arena: the parts of the DOM the heuristics read, copied once into a flat, owned
 //! list (iteratively: pages nest deeply), with each element's tag, class and id words, own text
-//! length, link text length and visibility. Every later stage reads only this.
+//! length, link text length and visibility; and what is known of it as a whole (page builders'
+//! classes, embedded posts, the declared article body), class hints, and a flag carried down
+//! subtrees ([`inherited`]). Every later stage reads only this.
 
-use super::*;
+use super::words::*;
+use crate::dom::{Dom, NodeType};
+use std::collections::{HashMap, HashSet};
 
 pub(super) struct ArenaNode<N> {
     pub(super) dom: N,
@@ -419,4 +423,106 @@ pub(super) fn collapsed_len(text: &str) -> usize {
 
 pub(super) fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The class names of a page builder or design system: classes on three or more elements whose
+/// outermost ones hold half of the page's text or more ("elementor-widget-container",
+/// "wp-block-group"). Such a class is on the article and the menu alike, so a chrome word in it
+/// ("widget", "header") says nothing of what one element holds. Classes of comments, reviews and
+/// related stories are never builder classes: a long thread is most of its page and still not
+/// the article.
+pub(super) fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
+    let total = nodes.get(body).map_or(0, |n| n.text_len);
+    if total == 0 {
+        return HashSet::new();
+    }
+    // Per class: elements carrying it, and text in its outermost elements (a class nested in
+    // itself counts its text once). A depth-first walk with enter and leave events keeps the
+    // classes open on the path from the body.
+    let mut carried: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut open: HashMap<&str, usize> = HashMap::new();
+    let mut stack = vec![(body, true)];
+    while let Some((index, entering)) = stack.pop() {
+        let node = &nodes[index];
+        if node.skip || node.tag.is_empty() {
+            continue;
+        }
+        let classes = node.class.split_whitespace();
+        if entering {
+            for class in classes {
+                let depth = open.entry(class).or_default();
+                let (count, outer_text) = carried.entry(class).or_default();
+                *count += 1;
+                if *depth == 0 {
+                    *outer_text += node.text_len;
+                }
+                *depth += 1;
+            }
+            stack.push((index, false));
+            stack.extend(node.children.iter().rev().map(|&c| (c, true)));
+        } else {
+            for class in classes {
+                if let Some(depth) = open.get_mut(class) {
+                    *depth -= 1;
+                }
+            }
+        }
+    }
+    carried
+        .into_iter()
+        .filter(|(class, (count, outer_text))| {
+            *count >= BUILDER_CLASS_MIN_COUNT
+                && BUILDER_CLASS_TEXT_SHARE.reached(*outer_text, total)
+                && !has_word(class, PARAGRAPHED_CHROME_WORDS)
+        })
+        .map(|(class, _)| class.to_string())
+        .collect()
+}
+
+/// Embedded social posts and the boxes wrapping them ("social-media-embed"): a tweet or an
+/// Instagram post the story quotes is its text, whatever the wrapper's name says. The
+/// embedding code gives each post a `blockquote` of a known class; a wrapper holds little more.
+pub(super) fn embedded_posts<N>(nodes: &[ArenaNode<N>], body: usize) -> Vec<bool> {
+    let mut embeds = vec![false; nodes.len()];
+    for (index, node) in nodes.iter().enumerate() {
+        if node.tag != "blockquote" || node.skip || !has_word(&node.class, EMBEDDED_POST_CLASSES) {
+            continue;
+        }
+        embeds[index] = true;
+        for ancestor in std::iter::successors(node.parent, |&a| nodes[a].parent) {
+            if ancestor == body || nodes[ancestor].text_len > node.text_len * 2 + EMBED_WRAPPER_EXTRA_CHARS {
+                break;
+            }
+            embeds[ancestor] = true;
+        }
+    }
+    embeds
+}
+
+/// The one element marked `itemprop="articleBody"` with 200 or more characters of visible
+/// text; none when there is none or several (a listing marking each entry's body).
+pub(super) fn declared_article<N>(nodes: &[ArenaNode<N>]) -> Option<usize> {
+    let mut declared =
+        nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= ARTICLE_BODY_MIN_CHARS);
+    match (declared.next(), declared.next()) {
+        (Some((index, _)), None) => Some(index),
+        _ => None,
+    }
+}
+
+/// Flags that hold for a node when they hold for it or any ancestor (parents come first in the
+/// arena, so one forward pass suffices).
+pub(super) fn inherited<N>(arena: &Arena<N>, own: &[bool]) -> Vec<bool> {
+    let mut out = vec![false; own.len()];
+    for (i, node) in arena.nodes.iter().enumerate() {
+        out[i] = own[i] || node.parent.is_some_and(|p| out[p]);
+    }
+    out
+}
+
+/// The class and id words of an element that may hint at what it holds: neither a utility
+/// class ([`is_utility_class`]) nor a builder class or a variant of one
+/// ([`Arena::is_builder_class`]).
+pub(super) fn hint_words<'a, N>(arena: &'a Arena<N>, node: &'a ArenaNode<N>) -> impl Iterator<Item = &'a str> {
+    node.class_id.split_whitespace().filter(|t| !is_utility_class(t) && !arena.is_builder_class(t))
 }

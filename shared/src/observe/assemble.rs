@@ -1,7 +1,19 @@
 //! The last stage: the [`Page`] reading and the side stages (titles, elements, items,
 //! comments, signals) assembled into one `Observation`, its text cut at the cursor.
 
-use super::*;
+use super::arena::{Arena, collapse_whitespace};
+use super::clutter::{closing_pitches, first_block};
+use super::elements::elements;
+use super::items::{comments, items, top_discussions};
+use super::primary::Page;
+use super::redact::redact_url;
+use super::signals::signals;
+use super::text::{cut_chunk, truncate_chars};
+use super::title::{document_title, outline, page_titles};
+use super::words::*;
+use super::{ChunkedObservation, ObserveOptions, same_title};
+use crate::dom::Dom;
+use crate::observation::{Observation, Primary};
 
 impl Page {
     pub(super) fn observation<D: Dom>(

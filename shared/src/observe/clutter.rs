@@ -2,7 +2,10 @@
 //! metadata lines, repeated blocks and the closing sign-up pitch are marked `dropped`, so the
 //! text stage leaves them out.
 
-use super::*;
+use super::arena::{Arena, ArenaNode, inherited};
+use super::score::{class_weight, prose};
+use super::words::*;
+use std::collections::HashMap;
 
 /// Marks clutter inside the content roots (Readability's conditional cleaning, simplified):
 /// containers that are mostly links, or whose class says chrome and whose score does not
@@ -242,10 +245,6 @@ pub(super) fn related_blocks<N>(arena: &Arena<N>) -> Vec<bool> {
     inherited(arena, &own)
 }
 
-pub(super) fn is_heading_tag(tag: &str) -> bool {
-    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-}
-
 /// A photo credit: a short element the class names so (`credit`, `image-credit`), or whose text
 /// (`text`, lower case) starts as credits do.
 pub(super) fn is_credit<N>(node: &ArenaNode<N>, text: &str) -> bool {
@@ -278,22 +277,6 @@ pub(super) fn mostly_time<N>(arena: &Arena<N>, index: usize) -> bool {
             .subtree(index)
             .into_iter()
             .any(|i| arena.nodes[i].tag == "time" && arena.nodes[i].text_len * 2 >= node.text_len)
-}
-
-/// Characters of paragraph text (what content scoring counts) in each subtree.
-pub(super) fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
-    let mut lengths = vec![0usize; arena.nodes.len()];
-    for index in (0..arena.nodes.len()).rev() {
-        let node = &arena.nodes[index];
-        if !node.skip && node.text_len >= PARAGRAPH_MIN_CHARS && is_paragraph_like(arena, index) && lengths[index] == 0
-        {
-            lengths[index] = node.text_len;
-        }
-        if let Some(parent) = node.parent {
-            lengths[parent] += lengths[index];
-        }
-    }
-    lengths
 }
 
 /// The publisher's closing pitch: the run of short blocks (under 400 characters) among the

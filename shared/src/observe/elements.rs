@@ -1,7 +1,14 @@
 //! Interactive elements: role, label, handle and the field kind the Policy Gate needs
 //! ([`field_kind`]); values are never read.
 
-use super::*;
+use super::ObserveOptions;
+use super::arena::{Arena, ArenaNode, collapse_whitespace, inherited};
+use super::redact::redact_url;
+use super::text::truncate_chars;
+use super::words::*;
+use crate::dom::Dom;
+use crate::observation::{Element, FieldKind};
+use std::collections::HashMap;
 
 pub(super) fn interactive_role<D: Dom>(dom: &D, node: &ArenaNode<D::Node>) -> Option<String> {
     if !node.role.is_empty()

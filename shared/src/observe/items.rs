@@ -1,7 +1,15 @@
 //! Lists and discussions: the repeated items of a listing page (title, link, comment count) and
 //! the comments of a discussion (author, age, score, body, nesting).
 
-use super::*;
+use super::ObserveOptions;
+use super::arena::{Arena, collapse_whitespace};
+use super::elements::shape;
+use super::redact::redact_url;
+use super::text::truncate_chars;
+use super::words::*;
+use crate::dom::Dom;
+use crate::observation::{Comment, Discussion, Item};
+use std::collections::HashMap;
 
 pub(super) fn comment_count(text: &str) -> Option<u64> {
     let lower = text.to_lowercase();

@@ -41,24 +41,14 @@ mod words;
 pub use elements::field_kind;
 pub use redact::redact_url;
 
-use arena::*;
-use chrome::*;
-use clutter::*;
-use elements::*;
-use items::*;
-use primary::*;
-use score::*;
-use signals::*;
-use text::*;
-use title::*;
-use words::*;
+use arena::Arena;
+use primary::Page;
+use words::{STYLED_AWAY_MIN_CHARS, STYLED_AWAY_RETRY_BELOW, STYLED_AWAY_SHOWN_FEW};
 
-use crate::dom::{Dom, NodeType};
-use crate::observation::{Comment, Discussion, Element, FieldKind, Item, Observation, OutlineEntry, Primary, Signal};
+use crate::dom::Dom;
+use crate::observation::Observation;
 use crate::tools::ObserveDomArgs;
-use crate::weburl::WebUrl;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 
 /// Budgets of one observation (`browser.observe_dom`'s options).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,7 +196,7 @@ pub fn main_text(observation: &Observation) -> String {
 
 /// Whether a heading is the page's title: one holds the other; a title inside a heading must
 /// be at least half of it (a card titled "News" is not the heading "News from the council").
-fn same_title(heading: &str, title: &str) -> bool {
+pub(super) fn same_title(heading: &str, title: &str) -> bool {
     let (heading, title) = (heading.trim().to_lowercase(), title.trim().to_lowercase());
     !heading.is_empty()
         && !title.is_empty()

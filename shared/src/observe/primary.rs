@@ -3,7 +3,13 @@
 //! teasers of other pages set aside; retried with fewer rules when a reading leaves too little
 //! text, as Readability does. Hands the clutter stage the content roots.
 
-use super::*;
+use super::arena::{Arena, collapsed_len, inherited};
+use super::chrome::mark_chrome;
+use super::clutter::{drop_clutter, related_blocks};
+use super::score::{is_paragraph_like, loose_text, pick_primary, prose, related_siblings, score_candidates};
+use super::text::{TextContext, TextWriter, write_text};
+use super::words::*;
+use std::collections::{HashMap, HashSet};
 
 pub(super) struct Page {
     /// Elements that are chrome (their subtrees are left out of the primary text).
@@ -216,17 +222,6 @@ pub(super) fn narrow_to_declared<N>(
     if DECLARED_ARTICLE_SHARE.reached(lengths[article], covered) { vec![article] } else { roots }
 }
 
-/// The one element marked `itemprop="articleBody"` with 200 or more characters of visible
-/// text; none when there is none or several (a listing marking each entry's body).
-pub(super) fn declared_article<N>(nodes: &[ArenaNode<N>]) -> Option<usize> {
-    let mut declared =
-        nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= ARTICLE_BODY_MIN_CHARS);
-    match (declared.next(), declared.next()) {
-        (Some((index, _)), None) => Some(index),
-        _ => None,
-    }
-}
-
 /// The lowest ancestor of `start` (below `<html>`) whose `amounts` reach `share` (numerator,
 /// denominator) of the body's; with `up_to_main`, never wider than a `<main>` (or `role=main`)
 /// on the way. The highest one reached when none does.
@@ -340,22 +335,6 @@ pub(super) fn opens_with_link<N>(arena: &Arena<N>, index: usize) -> bool {
         .into_iter()
         .find(|&i| arena.is_shown_text(i))
         .is_some_and(|first| arena.ancestors(first).take_while(|&a| a != index).any(|a| arena.nodes[a].tag == "a"))
-}
-
-/// Characters in real paragraphs (a `p` of 80+ characters with few links) under a node.
-pub(super) fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
-    arena
-        .subtree(root)
-        .into_iter()
-        .filter(|&i| {
-            let n = &arena.nodes[i];
-            n.tag == "p"
-                && !n.skip
-                && n.text_len >= PROSE_PARAGRAPH_MIN_CHARS
-                && arena.link_density(i) < PROSE_MAX_LINK_DENSITY
-        })
-        .map(|i| arena.nodes[i].text_len)
-        .sum()
 }
 
 /// When the primary (or a near ancestor) is one of several alike siblings holding text (the

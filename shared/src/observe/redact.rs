@@ -2,7 +2,8 @@
 //! ([`super::words::CREDENTIAL_PARAMS`]) and user info are stripped from every URL the
 //! observation carries.
 
-use super::*;
+use super::words::*;
+use crate::weburl::WebUrl;
 
 /// Resolves `href` against the page and strips credentials: user info, credential-like query
 /// parameters (by name, or by a value that carries one, such as an encoded redirect URL) and

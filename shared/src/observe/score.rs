@@ -1,8 +1,11 @@
 //! Stage 3, scoring: Readability's content score, adjusted. Paragraph-like blocks outside chrome
 //! give points to their parent and grandparent; the best-scoring container is the primary
-//! candidate, and siblings that score close to it or read as prose join it.
+//! candidate, and siblings that score close to it or read as prose join it. The measures the
+//! other stages share live here too: paragraph text per subtree, prose, a class's weight.
 
-use super::*;
+use super::arena::{Arena, ArenaNode, collapsed_len, hint_words, inherited};
+use super::words::*;
+use std::collections::HashMap;
 
 pub(super) fn initial_score(tag: &str) -> f64 {
     TAG_SCORES.iter().find(|(tags, _)| tags.contains(&tag)).map_or(0.0, |&(_, score)| score)
@@ -189,4 +192,50 @@ pub(super) fn related_siblings<N>(
             false
         })
         .collect()
+}
+
+pub(super) fn class_weight<N>(arena: &Arena<N>, node: &ArenaNode<N>) -> f64 {
+    let mut weight = 0.0;
+    if hint_words(arena, node).any(|t| has_word(t, NEGATIVE_WORDS)) {
+        weight -= CLASS_WEIGHT;
+    }
+    // Utility classes (`text-muted`, `text-center`) style text; they do not say "this is the
+    // text", and a muted byline or caption must not win the content on them.
+    let mut named = node.class_id.split_whitespace().filter(|t| !t.starts_with("text-"));
+    if named.any(|token| has_word(token, POSITIVE_WORDS)) {
+        weight += CLASS_WEIGHT;
+    }
+    weight
+}
+
+/// Characters of paragraph text (what content scoring counts) in each subtree.
+pub(super) fn paragraph_text<N>(arena: &Arena<N>) -> Vec<usize> {
+    let mut lengths = vec![0usize; arena.nodes.len()];
+    for index in (0..arena.nodes.len()).rev() {
+        let node = &arena.nodes[index];
+        if !node.skip && node.text_len >= PARAGRAPH_MIN_CHARS && is_paragraph_like(arena, index) && lengths[index] == 0
+        {
+            lengths[index] = node.text_len;
+        }
+        if let Some(parent) = node.parent {
+            lengths[parent] += lengths[index];
+        }
+    }
+    lengths
+}
+
+/// Characters in real paragraphs (a `p` of 80+ characters with few links) under a node.
+pub(super) fn prose<N>(arena: &Arena<N>, root: usize) -> usize {
+    arena
+        .subtree(root)
+        .into_iter()
+        .filter(|&i| {
+            let n = &arena.nodes[i];
+            n.tag == "p"
+                && !n.skip
+                && n.text_len >= PROSE_PARAGRAPH_MIN_CHARS
+                && arena.link_density(i) < PROSE_MAX_LINK_DENSITY
+        })
+        .map(|i| arena.nodes[i].text_len)
+        .sum()
 }

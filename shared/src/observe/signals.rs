@@ -1,7 +1,9 @@
 //! Access signals: paywalls, cookie walls, age gates, sign-in walls and overlays found in the
 //! arena, so the agent knows why a page reads short.
 
-use super::*;
+use super::arena::Arena;
+use super::words::*;
+use crate::observation::Signal;
 
 pub(super) fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
     let mut found = Vec::new();

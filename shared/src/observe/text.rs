@@ -2,7 +2,8 @@
 //! `> `, `Code: ` …), dropped elements left out; and the text cut into chunks at line boundaries
 //! for `observe_chunk`'s cursor.
 
-use super::*;
+use super::arena::{Arena, collapse_whitespace};
+use super::words::*;
 
 pub(super) struct TextWriter {
     pub(super) out: String,

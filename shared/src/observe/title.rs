@@ -1,7 +1,12 @@
 //! The page's titles (document title, metadata, JSON-LD headline, cleaned of site names) and
 //! its outline of headings.
 
-use super::*;
+use super::ObserveOptions;
+use super::arena::{Arena, collapse_whitespace};
+use super::text::truncate_chars;
+use super::words::*;
+use crate::dom::Dom;
+use crate::observation::OutlineEntry;
 
 pub(super) fn first_tag<N>(arena: &Arena<N>, tag: &str) -> Option<usize> {
     arena.nodes.iter().position(|n| n.tag == tag)

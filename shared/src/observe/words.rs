@@ -5,7 +5,8 @@
 //! stages refer to these by name. What stays in the code: HTML's own vocabulary (which tags are
 //! headings, cells, list items), plain halves and doubles the doc comment at each use states,
 //! and the sign-up phrase grammar of `clutter::sign_up_phrases` (phrases with lookahead, not a
-//! list).
+//! list). The few functions at the end are how a list is matched (a class word, a part of a
+//! class name, a heading tag).
 
 /// Elements whose text a reader never sees.
 pub(super) const INVISIBLE_TEXT: &[&str] = &[
@@ -820,3 +821,31 @@ pub(super) const STYLED_AWAY_SHOWN_FEW: usize = 200;
 /// A disclosure toggle or a heading is looked for this many levels into a button; its label this
 /// many plus one.
 pub(super) const BUTTON_SEARCH_DEPTH: usize = 2;
+
+// ---------------------------------------------------------------------------------------------
+// How the lists are matched.
+
+pub(super) fn has_word(haystack: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| haystack.contains(w))
+}
+
+/// Whether a class or id names one of `words` as a whole part (`faq__answer`, `cookie-banner`,
+/// `onetrust-consent-sdk`), not inside a longer word (`unanswered`) nor as a taxonomy term of
+/// the page (`category-cookies`, `tag-reviews`, `node--type-reviews`).
+pub(super) fn names_part(class_id: &str, words: &[&str]) -> bool {
+    class_id.split_whitespace().any(|token| {
+        let taxonomy = token.starts_with("category-") || token.starts_with("tag-") || token.contains("type-");
+        !taxonomy && token.split(['-', '_']).any(|part| words.contains(&part))
+    })
+}
+
+pub(super) fn is_heading_tag(tag: &str) -> bool {
+    matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+/// A utility class of a CSS framework (Tailwind's `md:hidden`, `overflow-hidden`,
+/// `bg-[url(...)]`): it styles a box and says nothing of what the box holds, so a chrome word
+/// inside it ("hidden", "media", "scroll") is no sign of chrome.
+pub(super) fn is_utility_class(token: &str) -> bool {
+    token.contains(':') || token.contains('[') || token.starts_with("overflow-")
+}
