@@ -41,12 +41,6 @@ pub const HOST_NAME: &str = "com.laika.host";
 /// How long a tab tool waits for the tab to finish loading.
 const LOAD_WAIT_MS: u32 = 15_000;
 
-/// Starts the background: called once by its loader, after the WASM is instantiated at the
-/// first event that needs it. (Chrome's side-panel behaviour is set by the loader itself, at every
-/// start of the worker, so the toolbar button works before the module exists.)
-#[wasm_bindgen(js_name = backgroundStart)]
-pub fn background_start() {}
-
 /// One `runtime.onMessage` message. The loader registers the listener synchronously (a service
 /// worker woken by a message only delivers it to listeners registered in its first run) and
 /// hands the message here; `undefined` means "not for the background".

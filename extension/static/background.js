@@ -4,12 +4,12 @@
 // done by the Rust/WASM module, instantiated at the first event that needs it (a message from
 // the sidecar, the toolbar button, an install or update) rather than whenever the browser starts
 // the worker: a browser where Laika is installed but unused holds no instance of it.
-import init, { backgroundStart, backgroundHandle, backgroundActionClicked, backgroundInstalled } from "./pkg/laika_extension.js";
+import init, { backgroundHandle, backgroundActionClicked, backgroundInstalled } from "./pkg/laika_extension.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
 let ready = null;
 const start = () =>
-  (ready ??= init({ module_or_path: api.runtime.getURL("pkg/laika_extension_bg.wasm") }).then(() => backgroundStart()));
+  (ready ??= init({ module_or_path: api.runtime.getURL("pkg/laika_extension_bg.wasm") }));
 
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (!message || !["host", "tab", "tabs", "whoami"].includes(message.to)) return false;

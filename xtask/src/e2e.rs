@@ -19,8 +19,8 @@ pub const FIREFOX: &str = "/usr/bin/firefox-esr";
 /// Whether this machine can run the suite (Chromium and the wasm-bindgen CLI).
 pub fn available() -> bool {
     Path::new(CHROMIUM).exists()
-        && Command::new("wasm-bindgen").arg("--version").output().is_ok_and(|o| o.status.success())
-        && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+        && super::prereq::runs("wasm-bindgen", &["--version"])
+        && super::prereq::runs("node", &["--version"])
 }
 
 /// Runs the suite; returns (passed, failed) checks.

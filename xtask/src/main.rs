@@ -266,7 +266,7 @@ fn number_before(text: &str, label: &str) -> u64 {
 /// The chromedriver to drive the WASM tests with, when both it and the wasm-bindgen test
 /// runner are installed.
 fn browser_test_tools() -> Option<PathBuf> {
-    let runner = Command::new("wasm-bindgen-test-runner").arg("--version").output().is_ok_and(|o| o.status.success());
+    let runner = prereq::runs("wasm-bindgen-test-runner", &["--version"]);
     let driver =
         std::env::var_os("CHROMEDRIVER").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
     (runner && driver.is_file()).then_some(driver)
