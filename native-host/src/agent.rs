@@ -340,6 +340,7 @@ pub async fn plan(
                 max_tokens: PLAN_OUTPUT_TOKENS,
                 sampling,
                 shape: OutputShape::Json(ask.schema.clone()),
+                copy_bias: None,
             };
             let mut sink = |_: &str| {};
             let generated = deps.engine.generate(generate, &mut sink, cancel).await.map_err(|e| (e.code, e.message))?;

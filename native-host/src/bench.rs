@@ -224,6 +224,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
                 max_tokens: args.max_tokens,
                 sampling: Sampling::greedy(),
                 shape: OutputShape::Markdown,
+                copy_bias: None,
             };
             let never = CancellationToken::new();
             let generation = engine.generate(request.clone(), &mut |_: &str| {}, &never).await?;

@@ -61,7 +61,7 @@ impl Grounded {
 /// page sentence. A sentence the page does not support gets no citation rather than an invented
 /// one.
 pub fn cite(answer: &str, text: &str, observation: &Observation) -> Vec<Grounded> {
-    let index = PageIndex::new(text);
+    let index = PageIndex::with_title(text, &observation.title);
     let mut out: Vec<Grounded> = Vec::new();
     for claim in grounding::sentences(answer) {
         let Ok(support) = index.check(&grounding::clean_claim(&claim.text)) else { continue };

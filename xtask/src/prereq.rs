@@ -123,8 +123,11 @@ mod tests {
         let lock = "[[package]]\nname = \"wasm-bindgen-macro\"\nversion = \"9.9.9\"\n\n[[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.130\"\nsource = \"registry\"\n";
         assert_eq!(pinned_version(lock, "wasm-bindgen").as_deref(), Some("0.2.130"));
         assert_eq!(pinned_version(lock, "web-sys"), None);
-        // This checkout's own lock file pins one.
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        // This checkout's own lock file pins one. The checkout is the one cargo runs the test in
+        // (its run-time CARGO_MANIFEST_DIR): a test binary shared through a target directory may
+        // have been compiled in another clone.
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap();
+        let root = manifest_dir.parent().unwrap();
         assert!(pinned_wasm_bindgen(root).unwrap().starts_with("0."));
     }
 }

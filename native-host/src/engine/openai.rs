@@ -825,6 +825,7 @@ mod tests {
             max_tokens: 64,
             sampling: Sampling { seed: Some(42), ..Sampling::default() },
             shape,
+            copy_bias: None,
         }
     }
 
@@ -1368,6 +1369,7 @@ mod tests {
                 max_tokens,
                 sampling: greedy.clone(),
                 shape,
+                copy_bias: None,
             };
             let mut pieces = Vec::new();
             let mut sink = |s: &str| pieces.push(s.to_owned());
@@ -1399,6 +1401,7 @@ mod tests {
             max_tokens: 8,
             sampling: greedy,
             shape: OutputShape::Markdown,
+            copy_bias: None,
         };
         let mut sink = |_: &str| {};
         let error = engine.generate(request, &mut sink, &cancel).await.unwrap_err();

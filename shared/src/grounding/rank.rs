@@ -32,7 +32,17 @@ fn candidate(sentence: &Sentence) -> bool {
     }
     let letters = sentence.text.chars().filter(|c| c.is_alphabetic() || *c == ' ').count();
     let words = sentence.text.split_whitespace().count();
-    letters * 10 >= chars * 8 && words >= 6 && !sentence.text.contains(" | ") && !instruction(sentence)
+    letters * 10 >= chars * 8
+        && words >= 6
+        && !sentence.text.contains(" | ")
+        && !instruction(sentence)
+        && !lead_in(sentence)
+}
+
+/// Whether a sentence only leads into what follows it ("… President Obama also said:"): shown
+/// alone, a key point that says nothing.
+fn lead_in(sentence: &Sentence) -> bool {
+    sentence.text.trim_end().ends_with([':', '—', '–'])
 }
 
 /// Whether a sentence is addressed to an assistant rather than to the page's reader.
@@ -129,6 +139,13 @@ mod tests {
         let picked = key_points(&injected, "Otters return to the river", 5);
         assert!(!picked.iter().any(|&i| injected[i].text.starts_with("Ignore")), "{picked:?}");
         assert!(texts.iter().any(|t| t.starts_with("Otters need clean water")), "{texts:?}");
+        // Nor is a sentence that only leads into the next one.
+        let lead_in = text::sentences(&format!(
+            "{PAGE}\n\nThe mayor announced a summer festival for the whole town as follows:\n\nMusic and food stalls will open on the square in June."
+        ));
+        let picked = key_points(&lead_in, "Otters return to the river", 10);
+        assert!(picked.iter().any(|&i| lead_in[i].text.starts_with("Music and food")), "{picked:?}");
+        assert!(!picked.iter().any(|&i| lead_in[i].text.ends_with(':')), "{picked:?}");
     }
 
     #[test]

@@ -10,8 +10,9 @@
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, ECHO_PHRASES, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MIN_CONTENT_WORDS,
-    MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
+    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS,
+    IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES,
+    MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -57,6 +58,16 @@ pub enum Rejection {
     NovelQualifier {
         word: String,
     },
+    /// A question: a summary or an answer states; a question the model wrote (or copied) is
+    /// neither.
+    Question,
+    /// Not a whole sentence: a bracket or quotation left open, or a dash or colon left hanging
+    /// at its end.
+    Fragment,
+    /// Supported by the page but sharing no content word with the question it was to answer.
+    OffQuestion,
+    /// Speaks as the page's author ("I", "my"): shown by Laika, it would read as Laika's own.
+    FirstPerson,
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -75,6 +86,10 @@ impl Rejection {
             Rejection::NovelName { .. } => "novel_name",
             Rejection::NovelAddress { .. } => "novel_address",
             Rejection::NovelQualifier { .. } => "novel_qualifier",
+            Rejection::Question => "question",
+            Rejection::Fragment => "fragment",
+            Rejection::FirstPerson => "first_person",
+            Rejection::OffQuestion => "off_question",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -90,6 +105,16 @@ pub struct Support {
 }
 
 impl PageIndex {
+    /// The index of a page whose title the model was shown too: a name or number of the title
+    /// ("Atlanta, GA") is the page's own, though the title supports no claim by itself and the
+    /// page-level floor still counts the text alone.
+    pub fn with_title(text: &str, title: &str) -> PageIndex {
+        let mut index = PageIndex::new(text);
+        index.vocabulary.extend(text::words(title).map(text::normalise));
+        index.numbers.extend(text::numbers(title));
+        index
+    }
+
     pub fn new(text: &str) -> PageIndex {
         let sentences = text::sentences(text);
         let sets: Vec<HashSet<String>> =
@@ -147,6 +172,25 @@ impl PageIndex {
         }
         if guard::has_loop(claim) || guard::has_garbage(claim) {
             return Err(Rejection::Loop);
+        }
+        if let Some(phrase) = META_PHRASES.iter().find(|p| lower.contains(*p) && !self.mentions(p)) {
+            return Err(Rejection::Echo { phrase: phrase.to_string() });
+        }
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for word in text::content_words(claim) {
+            *counts.entry(word).or_default() += 1;
+        }
+        if counts.values().any(|&n| n > MAX_WORD_REPEATS) {
+            return Err(Rejection::Loop);
+        }
+        if claim.ends_with('?') {
+            return Err(Rejection::Question);
+        }
+        if is_fragment(claim) {
+            return Err(Rejection::Fragment);
+        }
+        if claim.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|w| FIRST_PERSON.contains(&w)) {
+            return Err(Rejection::FirstPerson);
         }
         for number in text::numbers(claim) {
             if !self.numbers.contains(&number) {
@@ -271,13 +315,16 @@ impl PageIndex {
         cuts.sort_unstable_by(|a, b| b.cmp(a));
         cuts.dedup();
         for cut in cuts {
-            let head = claim[..cut].trim_end_matches([',', ' ', '(', ':']).trim_end();
+            let head = claim[..cut].trim_end_matches([',', ' ', '(', ':', '-', '–', '—']).trim_end();
             // "… camera designed" is no sentence: a head may not end on a participle waiting
             // for its "by" or "with".
             let dangling = head.rsplit(' ').next().is_some_and(|w| {
                 (w.len() > 3 && w.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&w.to_lowercase().as_str())
             });
-            if dangling || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
+            // "… and how small acts" left its clause without a verb.
+            let open_clause =
+                head.rsplit(' ').take(CLAUSE_OPENER_REACH).any(|w| CLAUSE_OPENERS.contains(&w.to_lowercase().as_str()));
+            if dangling || open_clause || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
                 continue;
             }
             // Cleaned again: a quotation the cut left open is no longer the model's quote.
@@ -288,6 +335,28 @@ impl PageIndex {
         }
         Err(rejection)
     }
+}
+
+/// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
+/// closes (or closes without opening), an odd number of straight quotes, or a dash, colon or
+/// comma just before its final mark ("Tokyo's unique travel tips –."), or a menu's " | " copied.
+fn is_fragment(claim: &str) -> bool {
+    let count = |c: char| claim.matches(c).count();
+    let body = claim.trim_end_matches(['.', '!', '?', ' ']);
+    count('(') != count(')')
+        || count('[') != count(']')
+        || count('“') != count('”')
+        || count('"') % 2 == 1
+        || body.ends_with(['-', '–', '—', ':', ';', ',', '('])
+        || claim.contains(" | ")
+        || list_number_at_end(body)
+}
+
+/// Whether a sentence ends on a bare number after a list's separator ("… light and sound; 2."):
+/// the next item's number, copied.
+fn list_number_at_end(body: &str) -> bool {
+    let Some((before, last)) = body.rsplit_once(' ') else { return false };
+    last.chars().all(|c| c.is_ascii_digit()) && before.trim_end().ends_with([';', ',', '|', ':'])
 }
 
 /// A model sentence made ready to show: citation markers and list or layout prefixes it copied
@@ -304,8 +373,8 @@ pub fn clean_claim(sentence: &str) -> String {
     }
     loop {
         let lower = s.to_lowercase();
-        match GIST_OPENERS.iter().find(|o| lower.starts_with(*o)) {
-            Some(opener) => s = s[opener.len()..].trim_start().to_string(),
+        match GIST_OPENERS.iter().find(|o| lower.starts_with(*o)).map(|o| o.len()).or_else(|| meta_opener(&lower)) {
+            Some(len) => s = s[len..].trim_start().to_string(),
             None => break,
         }
     }
@@ -321,6 +390,20 @@ pub fn clean_claim(sentence: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => s,
     }
+}
+
+/// The length of a "subject verb" opener about the text itself at the start of `lower`
+/// ([`META_OPENER_SUBJECTS`] × [`META_OPENER_VERBS`]), with the space after it.
+fn meta_opener(lower: &str) -> Option<usize> {
+    META_OPENER_SUBJECTS.iter().find_map(|subject| {
+        let rest = lower.strip_prefix(subject)?.strip_prefix(' ')?;
+        let verb = META_OPENER_VERBS
+            .iter()
+            .find(|v| rest.strip_prefix(**v).is_some_and(|after| after.starts_with(' ') || after.is_empty()))?;
+        // Never the whole sentence: "This is about it." keeps its words.
+        let len = subject.len() + 1 + verb.len();
+        (lower[len..].trim().chars().count() > 1).then_some(len)
+    })
 }
 
 /// Removes `[3]`-style passage numbers a model copied from its prompt.
@@ -428,6 +511,13 @@ mod tests {
             Err(Rejection::Echo { .. })
         ));
         assert_eq!(index().check("Otters otters otters need clean water."), Err(Rejection::Loop));
+        // A loop spread out over the sentence.
+        assert_eq!(index().check("River otters need river water near the old river mill."), Err(Rejection::Loop));
+        // Still about the text once its opener is gone.
+        assert_eq!(
+            index().check("The text is a guide on river otters and clean water."),
+            Err(Rejection::Echo { phrase: "the text".into() })
+        );
         assert_eq!(index().check("It is about otters."), Err(Rejection::TooShort));
     }
 
@@ -464,6 +554,12 @@ mod tests {
                 .0,
             "Volunteers counted five otters along a two-mile stretch."
         );
+        // A head that leaves a clause without its verb is not shown.
+        assert!(
+            index()
+                .check_or_trim("Volunteers counted otters along the river and how five otters, while whales sang offshore all winter.", true)
+                .is_err()
+        );
         // A head too short to say anything is not shown.
         assert!(
             index().check_or_trim("Otters swim, while whales sang loudly offshore all winter long.", true).is_err()
@@ -494,5 +590,51 @@ mod tests {
         assert_eq!(clean_claim("\"We love making any type of loaf."), "We love making any type of loaf.");
         assert_eq!(clean_claim("\"Otters\" is the word."), "\"Otters\" is the word.");
         assert_eq!(clean_claim("“Otters swim."), "Otters swim.");
+        // A sentence about the text: its subject and verb go, whatever the pair.
+        assert_eq!(clean_claim("The text is discussing how volunteers counted otters."), "Volunteers counted otters.");
+        assert_eq!(clean_claim("This is about a river with otters."), "A river with otters.");
+        assert_eq!(clean_claim("The text says, \"Otters swim.\""), "\"Otters swim.\"");
+        assert_eq!(clean_claim("This post describes the otters."), "The otters.");
+        // Never down to nothing, and not a sentence that only starts like one.
+        assert_eq!(clean_claim("This is about."), "This is about.");
+        assert_eq!(clean_claim("It stated the obvious."), "It stated the obvious.");
+    }
+
+    #[test]
+    fn questions_and_unfinished_sentences_are_dropped() {
+        assert_eq!(index().check("Why did volunteers count five otters along the river?"), Err(Rejection::Question));
+        assert_eq!(index().check("Volunteers counted five otters (along the river."), Err(Rejection::Fragment));
+        assert_eq!(index().check("Volunteers counted five otters along the river –."), Err(Rejection::Fragment));
+        assert_eq!(index().check("Volunteers counted \"five otters along the river."), Err(Rejection::Fragment));
+        assert!(index().check("Volunteers counted five otters (along the river).").is_ok());
+        assert_eq!(index().check("Volunteers counted five otters | River Trust."), Err(Rejection::Fragment));
+        assert_eq!(index().check("Volunteers counted five otters along the river; 2."), Err(Rejection::Fragment));
+        assert!(index().check("Local groups cleaned the river banks since 2015.").is_ok());
+        assert_eq!(index().check("I counted five otters along the river."), Err(Rejection::FirstPerson));
+        assert_eq!(index().check("Volunteers counted five otters along my river."), Err(Rejection::FirstPerson));
+        // A cut head loses the dash it ended on.
+        assert_eq!(
+            index()
+                .check_or_trim("Volunteers counted five otters along a two-mile stretch – while whales sang loudly offshore all winter long.", true)
+                .unwrap()
+                .0,
+            "Volunteers counted five otters along a two-mile stretch."
+        );
+    }
+
+    #[test]
+    fn the_title_lends_its_names_and_numbers_but_supports_nothing_alone() {
+        let page = PageIndex::with_title(
+            "Our electricians troubleshoot electrical problems in the house and replace outlets.",
+            "TE Certified Electricians Near Atlanta, GA",
+        );
+        assert!(page.check("Electricians troubleshoot electrical problems in the house near Atlanta, GA.").is_ok());
+        assert_eq!(
+            PageIndex::new(page.text())
+                .check("Electricians troubleshoot electrical problems in the house near Atlanta."),
+            Err(Rejection::NovelName { name: "atlanta".into() })
+        );
+        // The title's words are not the text's: a claim made of them alone has no support.
+        assert!(matches!(page.check("TE Certified Electricians near Atlanta."), Err(Rejection::Unsupported { .. })));
     }
 }

@@ -321,6 +321,8 @@ pub const META_WORDS: &[&str] = &[
 /// Openers a small model puts before the claim itself; removed from the front of a shown
 /// sentence, whose rest is then capitalised. From SmolLM2-135M's answers to "What is the main
 /// point of this page?" on the dev pages (the probe's "The main point of this article is that").
+/// Sentences about the text itself ("The text is discussing how …") are
+/// [`META_OPENER_SUBJECTS`] × [`META_OPENER_VERBS`].
 pub const GIST_OPENERS: &[&str] = &[
     "the main point of this article is that ",
     "the main point of the article is that ",
@@ -333,38 +335,82 @@ pub const GIST_OPENERS: &[&str] = &[
     "the main point of this article is ",
     "the main point is that ",
     "the main point is ",
-    "this article is about ",
-    "this page is about ",
-    "this text is about ",
-    "this part of the text is about ",
-    "this part of text is about ",
-    "this part of the page is about ",
-    "this part is about ",
-    "this section is about ",
-    "it provides information about ",
-    "this text provides information about ",
-    "the text provides information about ",
-    "it is about ",
-    "the text provides information on ",
-    "the text provides information about ",
-    "the text explains that ",
-    "the text explains how ",
-    "the text explains ",
-    "it also mentions that ",
-    "the text mentions that ",
     "it's about ",
+    "the answer to this question is: ",
+    "the answer to this question is ",
+    "the answer to the question is: ",
+    "the answer to the question is ",
+    "the answer is: ",
     "the answer is that ",
     "the answer is ",
     "according to the page, ",
     "according to the article, ",
     "according to the text, ",
     "in one sentence, ",
-    "the text says: ",
-    "the text says that ",
-    "the text says ",
     "in summary, ",
     "in short, ",
     "answer: ",
+];
+
+/// Who a small model's sentence about the text names first ("The text …", "This post …"). With
+/// a verb of [`META_OPENER_VERBS`] after it, the two are an opener. From SmolLM2-135M's gists on
+/// the dev pages; the bare "this" and "it" only as SmolLM2 writes them ("This is about …").
+pub const META_OPENER_SUBJECTS: &[&str] = &[
+    "this part of the text",
+    "this part of text",
+    "this part of the page",
+    "this part",
+    "the text",
+    "this text",
+    "the article",
+    "this article",
+    "the page",
+    "this page",
+    "the post",
+    "this post",
+    "the passage",
+    "this passage",
+    "the section",
+    "this section",
+    "the discussion",
+    "this discussion",
+    "this",
+    "it",
+];
+
+/// What a small model says the text does before it says what the text says, longest first so
+/// "is about how" wins over "is about". From SmolLM2-135M's gists on the dev pages ("The text is
+/// discussing how building companies …", "The text says, …", "This text describes …").
+pub const META_OPENER_VERBS: &[&str] = &[
+    "provides information about",
+    "provides information on",
+    "is a discussion about",
+    "is a discussion of",
+    "is discussing how",
+    "is talking about",
+    "highlights that",
+    "highlights how",
+    "mentions that",
+    "explains that",
+    "explains how",
+    "describes how",
+    "discusses how",
+    "is discussing",
+    "states that",
+    "talks about",
+    "is about how",
+    "focuses on",
+    "says that",
+    "is about",
+    "describes",
+    "discusses",
+    "explains",
+    "mentions",
+    "states:",
+    "states,",
+    "says:",
+    "says,",
+    "says",
 ];
 
 /// Where a model sentence may be cut when its tail is not supported: clause boundaries after
@@ -449,6 +495,42 @@ pub const ECHO_PHRASES: &[&str] = &[
     "answer in",
     "using words from",
 ];
+
+/// Phrases that mean a model sentence is still about "the text" it was handed once its opener is
+/// gone ("The text is a comprehensive guide that …", "This part of text about baking is about
+/// …"): it describes the model's input, not the page's subject. Dropped by the gate, not the
+/// loop guard, which would stop generation before the opener is even past. From SmolLM2-135M's
+/// gists and part lines on the dev pages with the copy bias.
+pub const META_PHRASES: &[&str] = &[
+    "the text",
+    "this text",
+    "part of text",
+    "part of the text",
+    "the passage",
+    "this passage",
+    "the passages",
+    "a summary of",
+];
+
+/// A model sentence using one content word this many times is a loop spread out ("a fieldedge
+/// electrician tool demo for a fieldedge electrician tools software tool demo on a fieldedge …"),
+/// which the run-of-words check misses. From SmolLM2-135M's part lines on the dev pages; no
+/// supported sentence there used a content word three times.
+pub const MAX_WORD_REPEATS: usize = 2;
+
+/// The page author's own voice: a model sentence that says "I" or "my" copies the author's
+/// words as if Laika were speaking ("I'm excited to share some tips on Japan travel with you!").
+/// Matched as written (the capital "I" alone).
+pub const FIRST_PERSON: &[&str] =
+    &["I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "me", "my", "mine", "Me", "My"];
+
+/// Words that open a clause: a cut head ending within a few words of one left that clause
+/// without its verb ("… and how small acts."). The English subordinators and relatives.
+pub const CLAUSE_OPENERS: &[&str] =
+    &["how", "why", "what", "whether", "that", "which", "who", "whose", "when", "where", "if"];
+
+/// A cut head whose last this many words hold a [`CLAUSE_OPENERS`] word is not shown.
+pub const CLAUSE_OPENER_REACH: usize = 3;
 
 /// A sentence is released only when this share of its content words is found in the one to
 /// three page sentences that support it best. Set on the 40 dev pages of `cargo xtask bench
