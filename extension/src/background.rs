@@ -60,18 +60,12 @@ pub async fn background_handle(message: JsValue, sender: JsValue) -> JsValue {
     ext::to_js(&reply(route(to, &message, &sender).await))
 }
 
-/// The toolbar button where the browser has no side panel behaviour: Firefox toggles its
-/// sidebar; elsewhere the sidecar is framed into the page. (Safari's manifest gives the button a
-/// popup instead, so this is not called there.)
+/// The toolbar button where the browser has neither a side panel nor a sidebar (the loader opens
+/// those within the click): the sidecar is framed into the page, which the click has just
+/// granted (`activeTab`). (Safari's manifest gives the button a popup instead, so this is not
+/// called there.)
 #[wasm_bindgen(js_name = backgroundActionClicked)]
 pub async fn action_clicked(tab: JsValue) {
-    if ext::has("sidePanel.setPanelBehavior") {
-        return;
-    }
-    if ext::has("sidebarAction.toggle") {
-        let _ = ext::call("sidebarAction.toggle", &[]);
-        return;
-    }
     let tab: Value = ext::from_js(tab).unwrap_or_default();
     if let Some(tab_id) = tab.get("id").and_then(Value::as_i64) {
         let _ = to_content(tab_id, &json!({ "to": "content", "op": "toggle_sidecar" })).await;
@@ -283,9 +277,11 @@ async fn to_content(tab_id: i64, message: &Value) -> Result<Value, ExtError> {
 
 async fn inject_content_script(tab_id: i64) -> Result<(), ExtError> {
     let details = json!({ "target": { "tabId": tab_id }, "files": ["content.js"] });
-    ext::call_async("scripting.executeScript", &[ext::to_js(&details)])
-        .await
-        .map_err(|e| ExtError::new("TAB_UNREACHABLE", format!("cannot reach this page: {}", e.message)))?;
+    if let Err(e) = ext::call_async("scripting.executeScript", &[ext::to_js(&details)]).await {
+        return Err(no_site_access(tab_id, &e.message)
+            .await
+            .unwrap_or_else(|| ExtError::new("TAB_UNREACHABLE", format!("cannot reach this page: {}", e.message))));
+    }
     // The loader instantiates the WASM asynchronously; give it a moment to listen.
     for _ in 0..50 {
         if ext::send_to_tab(tab_id, &json!({ "to": "content", "op": "ping" })).await.is_ok() {
@@ -294,6 +290,25 @@ async fn inject_content_script(tab_id: i64) -> Result<(), ExtError> {
         ext::sleep_ms(100).await;
     }
     Err(ExtError::new("TAB_UNREACHABLE", "the page's content script did not start"))
+}
+
+/// The manifests ask for no site: Laika may read a page the user clicked its button on
+/// (`activeTab`) or a site the user allowed (`optional_host_permissions`). A page outside both is
+/// refused with `EXT_NO_SITE_ACCESS`, which the sidecar answers with the browser's own prompt.
+/// None when the failure was something else (a browser page, a tab gone).
+async fn no_site_access(tab_id: i64, message: &str) -> Option<ExtError> {
+    let refused = ["Cannot access contents", "permission", "Missing host permission"];
+    if !refused.iter().any(|r| message.contains(r)) {
+        return None;
+    }
+    let url = get_tab(tab_id).await.ok()?.get("url").and_then(Value::as_str).map(String::from)?;
+    let origin = origin_of(&url)?;
+    Some(ExtError::new(
+        "EXT_NO_SITE_ACCESS",
+        format!(
+            "Laika may not read {origin} yet: click Laika's button on the page, or allow the site when your browser asks"
+        ),
+    ))
 }
 
 async fn observe(tab_id: i64, args: &Map<String, Value>) -> Result<Value, ExtError> {

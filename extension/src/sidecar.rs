@@ -44,6 +44,11 @@ struct State {
     fixed_tab: Option<i64>,
     conversation_id: Option<String>,
     busy: bool,
+    /// The site (match pattern) a tab operation was last refused for: the next click asks the
+    /// browser for it at once, inside the click (Firefox accepts the request only there).
+    needs_site: Option<String>,
+    /// The browser's answer to that request, awaited by the operation the click starts.
+    site_request: Option<js_sys::Promise>,
 }
 
 thread_local! {
@@ -95,11 +100,94 @@ async fn host(method: &str, params: Value) -> Result<Value, ExtError> {
     background(json!({ "to": "host", "method": method, "params": params })).await
 }
 
+/// An operation in the tab. Where the browser has not given Laika the tab's site (the user opened
+/// the panel and then switched tabs, or the page moved to another site), the browser's own
+/// prompt asks the user for it, here in the click that asked for the operation, and it is tried
+/// once more; declined, nothing on the page is read.
 async fn tab_op(tab_id: i64, op: &str, mut extra: Value) -> Result<Value, ExtError> {
     extra["to"] = json!("tab");
     extra["tabId"] = json!(tab_id);
     extra["op"] = json!(op);
-    background(extra).await
+    match background(extra.clone()).await {
+        Err(refused) if refused.code == "EXT_NO_SITE_ACCESS" => {
+            let url = tab_url(tab_id).await.unwrap_or_default();
+            let granted = match take_site_request() {
+                Some(asked) => asked.await,
+                None => request_site(&url).await.unwrap_or(false),
+            };
+            if granted {
+                STATE.with(|s| s.borrow_mut().needs_site = None);
+                return background(extra).await;
+            }
+            // Declined, or asked where the browser does not take it (Firefox: only within the
+            // click itself): the next click asks at once.
+            STATE.with(|s| s.borrow_mut().needs_site = site_pattern(&url));
+            let site = origin_of(&url).unwrap_or(url);
+            Err(ExtError::new(
+                refused.code.as_str(),
+                format!(
+                    "Laika may not read {site} yet. Click again and allow it when your browser asks, or use Laika's button in the toolbar on this page."
+                ),
+            ))
+        }
+        other => other,
+    }
+}
+
+/// Called first thing in a click that starts an action: where a site was refused before, the
+/// browser is asked for it now, while the click is still being handled.
+fn ask_site_in_click() {
+    let Some(pattern) = STATE.with(|s| s.borrow().needs_site.clone()) else { return };
+    if let Ok(promise) = ext::call("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))])
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().map_err(|_| ExtError::new("EXT_CALL_FAILED", "no promise")))
+    {
+        STATE.with(|s| s.borrow_mut().site_request = Some(promise));
+    }
+}
+
+/// The answer to the request a click made, if it made one.
+fn take_site_request() -> Option<impl std::future::Future<Output = bool>> {
+    let promise = STATE.with(|s| s.borrow_mut().site_request.take())?;
+    Some(
+        async move { wasm_bindgen_futures::JsFuture::from(promise).await.ok().and_then(|v| v.as_bool()).unwrap_or(false) },
+    )
+}
+
+async fn tab_url(tab_id: i64) -> Option<String> {
+    let tab: Value = ext::from_js(ext::call_async("tabs.get", &[JsValue::from_f64(tab_id as f64)]).await.ok()?).ok()?;
+    tab.get("url").and_then(Value::as_str).map(String::from)
+}
+
+/// The browser's match pattern for the site of `url` ("https://example.com/*", every port):
+/// what Laika asks the user for. None for anything but a web page.
+fn site_pattern(url: &str) -> Option<String> {
+    let parsed = laika_shared::weburl::WebUrl::parse(url.trim())?;
+    let scheme = parsed.scheme();
+    matches!(scheme.as_str(), "http" | "https").then_some(())?;
+    Some(format!("{scheme}://{}/*", parsed.host()?))
+}
+
+/// The site (match pattern) a navigation call would take the tab to, when it is not the run's.
+fn other_site(run: &Run, call: &Value) -> Option<String> {
+    let name = call["name"].as_str().unwrap_or_default();
+    if !matches!(name, "browser.navigate" | "browser.open_tab") {
+        return None;
+    }
+    let target = site_pattern(call["arguments"]["url"].as_str()?)?;
+    (Some(&target) != run.origin.as_deref().and_then(site_pattern).as_ref()).then_some(target)
+}
+
+/// Asks the browser for Laika's access to the site of `url`: its own prompt, or at once when the
+/// user allowed the site before (in the prompt or the browser's extension settings). Browsers
+/// accept the request only within a click, so it is made before anything else is awaited.
+async fn request_site(url: &str) -> Result<bool, ExtError> {
+    let Some(pattern) = site_pattern(url) else { return Ok(false) };
+    request_pattern(&pattern).await
+}
+
+async fn request_pattern(pattern: &str) -> Result<bool, ExtError> {
+    let granted = ext::call_async("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))]).await?;
+    Ok(granted.as_bool() == Some(true))
 }
 
 async fn current_tab() -> Result<i64, ExtError> {
@@ -247,15 +335,20 @@ fn build_skeleton() -> Result<(), JsValue> {
     form.append_child(&ask)?;
     body.append_child(&form)?;
 
-    on(&summarise, "click", |_| wasm_bindgen_futures::spawn_local(run_guarded(Action::Summarise)));
+    on(&summarise, "click", |_| {
+        ask_site_in_click();
+        wasm_bindgen_futures::spawn_local(run_guarded(Action::Summarise))
+    });
     on(&form, "submit", |event| {
         event.prevent_default();
+        ask_site_in_click();
         submit_question();
     });
     on(&input, "keydown", |event| {
         let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
         if key.key() == "Enter" && !key.shift_key() && !key.is_composing() {
             event.prevent_default();
+            ask_site_in_click();
             submit_question();
         }
     });
@@ -624,6 +717,12 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
             for b in &buttons {
                 b.set_attribute("disabled", "").ok();
             }
+            if decision_name != "deny"
+                && let Some(target) = other_site(&run, &call)
+            {
+                STATE.with(|s| s.borrow_mut().needs_site = Some(target));
+                ask_site_in_click();
+            }
             let (run, reply, call, step, node, outcome) =
                 (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone());
             wasm_bindgen_futures::spawn_local(async move {
@@ -646,6 +745,24 @@ async fn decide(
     outcome: &Element,
 ) -> Result<(), ExtError> {
     let approval_id = call["approval_id"].as_str().unwrap_or_default();
+    // An approved move to another site needs the user's leave for that site too: asked now,
+    // within the Approve click, with the browser's own prompt. Declined, the call is denied.
+    let target = call["arguments"]["url"].as_str().unwrap_or_default();
+    let allowed = match other_site(run, call) {
+        Some(pattern) if decision != "deny" => match take_site_request() {
+            Some(asked) => asked.await,
+            None => request_pattern(&pattern).await.unwrap_or(false),
+        },
+        _ => true,
+    };
+    if !allowed {
+        host("approval.decide", json!({ "approval_id": approval_id, "decision": "deny" })).await?;
+        outcome.set_text_content(Some(&format!(
+            "Not allowed on {}: nothing was done.",
+            origin_of(target).unwrap_or_else(|| target.to_string())
+        )));
+        return Ok(());
+    }
     host("approval.decide", json!({ "approval_id": approval_id, "decision": decision })).await?;
     if decision == "deny" {
         outcome.set_text_content(Some("Denied. Nothing was done."));

@@ -19,7 +19,20 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   return true;
 });
 
+// The toolbar button. Clicking it is what grants Laika the page it was clicked on (`activeTab`):
+// the manifests ask for no site up front. Chrome grants it only when the click reaches this
+// listener (a side panel opened by `openPanelOnActionClick` gets no grant), so the panel is opened
+// here; the side panel and Firefox's sidebar must be opened within the click itself, before any
+// await, which is why it is done here and not in the module.
 api.action?.onClicked.addListener((tab) => {
+  if (api.sidePanel?.open) {
+    api.sidePanel.open({ tabId: tab.id }).catch(() => {});
+    return;
+  }
+  if (api.sidebarAction?.toggle) {
+    api.sidebarAction.toggle();
+    return;
+  }
   start().then(() => backgroundActionClicked(tab));
 });
 
@@ -29,6 +42,5 @@ api.runtime.onInstalled.addListener((details) => {
   if (details?.reason === "install") start().then(() => backgroundInstalled(details));
 });
 
-// Chrome's toolbar button opens the side panel by itself once this is set. Set here, at every
-// start of the worker, not in the module: a button clicked before the module exists must work.
-api.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true })?.catch?.(() => {});
+// An earlier version let Chrome open the panel by itself (no activeTab grant); undo that setting.
+api.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: false })?.catch?.(() => {});

@@ -8,6 +8,7 @@
 // Prints one line per check and exits non-zero when any fails.
 
 import { chromium } from "playwright-core";
+import { allowInSettings } from "./site.mjs";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -160,10 +161,14 @@ const context = await chromium.launchPersistentContext(userDataDir, {
 });
 const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
 
-/** Opens a page and a sidecar bound to its tab. */
-const ranPages = new Set();
-async function openWithSidecar(url) {
-  ranPages.add(path.basename(new URL(url).pathname));
+/** The answer to a ping of `tabId`'s content script, asked as the sidecar asks: through the
+ * background, which injects it when Laika may read the page. */
+async function ping(sidecar, tabId) {
+  return sidecar.evaluate(async (tabId) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "ping" }), tabId);
+}
+
+/** Opens a page, and a sidecar bound to its tab. */
+async function openPageAndSidecar(url) {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: "load" });
   const sidecar = await context.newPage();
@@ -171,6 +176,14 @@ async function openWithSidecar(url) {
   const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, url);
   await sidecar.goto(`${sidecarUrl}?tab=${tabId}`);
   await sidecar.waitForSelector("#summarise");
+  return { page, sidecar, tabId };
+}
+
+/** Opens a page and a sidecar bound to its tab, with Laika's code in the page. */
+const ranPages = new Set();
+async function openWithSidecar(url) {
+  ranPages.add(path.basename(new URL(url).pathname));
+  const { page, sidecar, tabId } = await openPageAndSidecar(url);
   // No content script is declared: the background injects it when Laika is used on the tab
   // (here, asked for its reader mode) and it loads its WASM asynchronously.
   const mode = await sidecar.evaluate(async (tabId) => {
@@ -545,6 +558,41 @@ async function historyChecks() {
   }
 }
 
+/** Least privilege: the manifests ask for no site up front (`activeTab`, and every site only as
+ * an optional permission); Laika reaches a site only once the user has allowed it, through the
+ * browser's permission request the sidecar makes within the user's click; a second site likewise. */
+async function siteAccessChecks() {
+  for (const browser of ["chrome", "firefox", "safari"]) {
+    const file = path.join(path.dirname(dist), browser, "manifest.json");
+    if (!fs.existsSync(file)) continue;
+    const manifest = JSON.parse(fs.readFileSync(file, "utf8"));
+    check(`manifest (${browser}): no host permission asked up front`, !manifest.host_permissions, JSON.stringify(manifest.host_permissions ?? null));
+    check(
+      `manifest (${browser}): activeTab, and web sites as optional permissions`,
+      manifest.permissions.includes("activeTab") && JSON.stringify(manifest.optional_host_permissions) === JSON.stringify(["http://*/*", "https://*/*"]),
+      JSON.stringify({ permissions: manifest.permissions, optional: manifest.optional_host_permissions }),
+    );
+  }
+  for (const [site, pattern] of [
+    [origin, "http://127.0.0.1/*"],
+    [origin.replace("127.0.0.1", "localhost"), "http://localhost/*"],
+  ]) {
+    const { page, sidecar, tabId } = await openPageAndSidecar(`${site}/pages/article.html`);
+    const before = await ping(sidecar, tabId);
+    check(`site access (${pattern}): not reached before the user allows it`, before?.error?.code === "EXT_NO_SITE_ACCESS", JSON.stringify(before).slice(0, 200));
+    check(`site access (${pattern}): the refusal says what to do`, /click Laika's button|allow the site/.test(before?.error?.message ?? ""), before?.error?.message);
+    await allowInSettings(context, EXTENSION_ID, pattern);
+    await sidecar.click("#summarise");
+    await waitForTurnEnd(sidecar, 0, 120000);
+    const error = await sidecar.$eval(".turn", (t) => t.querySelector(".error")?.textContent ?? "");
+    check(`site access (${pattern}): allowed, Summarise reads the page`, !error && (await sidecar.$eval(".stream", (s) => s.textContent.length)) > 0, error);
+    const after = await ping(sidecar, tabId);
+    check(`site access (${pattern}): Laika's code runs in the page once allowed`, after?.ok === true && after.result.mode === "wasm", JSON.stringify(after).slice(0, 200));
+    await sidecar.close();
+    await page.close();
+  }
+}
+
 /** Weightless until asked: the manifests declare no content script, and a tab the user never
  * used Laika on holds none of its code (asked from an extension page, which can message a tab
  * but, unlike the background's own path, never injects). */
@@ -574,6 +622,8 @@ async function weightlessChecks() {
 }
 
 const suites = {
+  // First, whatever else is chosen: the sites every other suite reads are allowed here.
+  site: siteAccessChecks,
   weightless: weightlessChecks,
   welcome: welcomeChecks,
   "summary-model": () => summariseChecks("summary", `${origin}/pages/article.html`, "mistral"),
@@ -592,7 +642,7 @@ const suites = {
 };
 try {
   for (const [name, run] of Object.entries(suites)) {
-    if (only && !only.includes(name)) continue;
+    if (only && !only.includes(name) && name !== "site") continue;
     try {
       await run();
     } catch (error) {

@@ -69,9 +69,10 @@ const prefs = {
   "browser.discovery.enabled": false,
   "network.captive-portal-service.enabled": false,
   "network.connectivity-service.enabled": false,
-  // MV3 host permissions are opt-in in Firefox; this grants the ones the manifest lists at
-  // install, as the install prompt does for a user who accepts it.
-  "extensions.originControls.grantByDefault": true,
+  // Laika asks for no site up front (`activeTab`, web sites as optional permissions); the
+  // sidecar's request for a site is answered "allow" without showing the prompt, as a user who
+  // accepts it would (a headless Firefox's prompt cannot be clicked from here).
+  "extensions.webextOptionalPermissionPrompts": false,
 };
 fs.writeFileSync(
   path.join(profile, "user.js"),
@@ -193,6 +194,59 @@ try {
   // tabs.query's url is a match pattern, and Firefox's match patterns take no port: filter here.
   const tabId = await waitFor(sidecar, async (url) => (await browser.tabs.query({})).find((t) => t.url === url)?.id ?? null, pageUrl, 20000);
   check("the sidecar (an extension page) sees the page's tab", Number.isInteger(tabId), String(tabId));
+  const refused = await evaluate(sidecar, async (tabId) => browser.runtime.sendMessage({ to: "tab", tabId, op: "ping" }), tabId);
+  check("the page is not reached before the user allows its site", refused?.error?.code === "EXT_NO_SITE_ACCESS", JSON.stringify(refused).slice(0, 200));
+
+  await openSidecar(`${sidecarUrl}?tab=${tabId}`);
+  const hostInfo = await waitFor(sidecar, async () => {
+    const answer = await browser.runtime.sendMessage({ to: "host", method: "host.info" });
+    return answer?.ok ? answer.result : null;
+  }, null, 30000);
+  check("the background reaches laika-host through native messaging", hostInfo?.name === "laika-host", JSON.stringify(hostInfo ?? null).slice(0, 160));
+
+  await waitFor(sidecar, () => !!document.querySelector("#summarise"), null, 20000);
+  // A real click (WebDriver input, not a script's click()): Firefox lets an add-on ask for a site
+  // only while the user's click is being handled.
+  const clickSummarise = async () => {
+    const box = await evaluate(sidecar, () => {
+      const r = document.querySelector("#summarise").getBoundingClientRect();
+      return { x: Math.round(r.x + r.width / 2), y: Math.round(r.y + r.height / 2) };
+    });
+    await bidi.send("input.performActions", {
+      context: sidecar,
+      actions: [
+        {
+          type: "pointer",
+          id: "mouse",
+          parameters: { pointerType: "mouse" },
+          actions: [{ type: "pointerMove", x: box.x, y: box.y }, { type: "pointerDown", button: 0 }, { type: "pointerUp", button: 0 }],
+        },
+      ],
+    });
+  };
+  // The sidebar was opened without Laika's button (no activeTab): the first Summarise learns the
+  // site is not allowed and says so; the next click asks the browser within the click.
+  await clickSummarise();
+  const refusal = await waitFor(sidecar, () => document.querySelector(".turn .error")?.textContent ?? null, null, 30000);
+  check("a site not allowed yet: Summarise says how to allow it", /Click again and allow it when your browser asks/.test(refusal ?? ""), refusal);
+  await waitFor(sidecar, () => !document.querySelector("#summarise").disabled || null, null, 30000);
+  await clickSummarise();
+  const coverage = await waitFor(
+    sidecar,
+    () => {
+      const turn = [...document.querySelectorAll(".turn")].at(-1);
+      if (turn?.querySelector(".error")) return `error: ${turn.querySelector(".error").textContent}`;
+      return [...(turn?.querySelectorAll(".progress") ?? [])].map((p) => p.textContent).find((t) => t.startsWith("Read ")) ?? null;
+    },
+    null,
+    180000,
+  );
+  check("Summarise reads the whole page", /^Read 100% of the page/.test(coverage ?? ""), coverage);
+  const summary = await evaluate(sidecar, () => ({
+    text: [...document.querySelectorAll(".turn")].at(-1)?.querySelector(".stream")?.textContent ?? "",
+    quotes: [...document.querySelectorAll("button.cite")].map((b) => b.textContent),
+  }));
+  check("the summary streams into the sidecar", summary.text.length > 0, `${summary.text.length} characters`);
   const content = await waitFor(
     sidecar,
     async (tabId) => {
@@ -206,33 +260,7 @@ try {
     tabId,
     30000,
   );
-  check("the content script runs its WASM in the page", content === "wasm", String(content));
-
-  await openSidecar(`${sidecarUrl}?tab=${tabId}`);
-  const hostInfo = await waitFor(sidecar, async () => {
-    const answer = await browser.runtime.sendMessage({ to: "host", method: "host.info" });
-    return answer?.ok ? answer.result : null;
-  }, null, 30000);
-  check("the background reaches laika-host through native messaging", hostInfo?.name === "laika-host", JSON.stringify(hostInfo ?? null).slice(0, 160));
-
-  await waitFor(sidecar, () => !!document.querySelector("#summarise"), null, 20000);
-  await evaluate(sidecar, () => document.querySelector("#summarise").click());
-  const coverage = await waitFor(
-    sidecar,
-    () => {
-      const turn = document.querySelector(".turn");
-      if (turn?.querySelector(".error")) return `error: ${turn.querySelector(".error").textContent}`;
-      return [...(turn?.querySelectorAll(".progress") ?? [])].map((p) => p.textContent).find((t) => t.startsWith("Read ")) ?? null;
-    },
-    null,
-    180000,
-  );
-  check("Summarise reads the whole page", /^Read 100% of the page/.test(coverage ?? ""), coverage);
-  const summary = await evaluate(sidecar, () => ({
-    text: document.querySelector(".stream")?.textContent ?? "",
-    quotes: [...document.querySelectorAll("button.cite")].map((b) => b.textContent),
-  }));
-  check("the summary streams into the sidecar", summary.text.length > 0, `${summary.text.length} characters`);
+  check("the content script runs its WASM in the page once allowed", content === "wasm", String(content));
   const pageText = (await evaluate(page, () => document.body.textContent)).replace(/\s+/g, " ");
   const missing = summary.quotes.filter((q) => !pageText.includes(q.replace(/\s+/g, " ").trim().replace(/…$/, "")));
   check("every citation quotes the page", summary.quotes.length > 0 && missing.length === 0, `${summary.quotes.length} quotes`);

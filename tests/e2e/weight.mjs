@@ -9,6 +9,7 @@
 // (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
 
 import { chromium } from "playwright-core";
+import { allowSite } from "./site.mjs";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -126,6 +127,8 @@ async function measure(config) {
     if (config === "used") {
       // The user opens Laika on the first tab and it reads the page: the sidecar, bound to the
       // tab, asks the background to observe it (the content script and its WASM arrive now).
+      // Laika asks for no site up front: the user has allowed this one (tests/e2e/site.mjs).
+      await allowSite(context, EXTENSION_ID, "http://127.0.0.1/*");
       const sidecar = await context.newPage();
       const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
       await sidecar.goto(sidecarUrl);

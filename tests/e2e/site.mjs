@@ -1,0 +1,32 @@
+// Site access for Laika in a test browser. The manifests ask for no site up front (`activeTab`,
+// and web sites only as optional permissions), so a test that reads pages must be allowed on
+// their site the way a user allows it. A headless Chromium's permission prompt cannot be answered
+// from a test (playwright#32755, devtools-protocol#76); the browser's own extension settings can.
+
+/** The user allowing Laika on a site in Chromium's extension settings (chrome://extensions,
+ * "Site access"; the page calls developerPrivate as its "Add a site" dialog does). The browser
+ * then grants Laika's own request for the site without a prompt. */
+export async function allowInSettings(context, extensionId, pattern) {
+  const settings = await context.newPage();
+  await settings.goto("chrome://extensions");
+  await settings.evaluate(([id, pattern]) => chrome.developerPrivate.addHostPermission(id, pattern), [extensionId, pattern]);
+  await settings.close();
+}
+
+/** As above, and Laika's request for the site made at once, from one of its pages, as if in a
+ * click (CDP's `userGesture`): for suites that read pages without testing how access is asked. */
+export async function allowSite(context, extensionId, pattern) {
+  await allowInSettings(context, extensionId, pattern);
+  const page = await context.newPage();
+  await page.goto(`chrome-extension://${extensionId}/welcome.html`);
+  const cdp = await context.newCDPSession(page);
+  const { result } = await cdp.send("Runtime.evaluate", {
+    expression: `chrome.permissions.request({ origins: [${JSON.stringify(pattern)}] })`,
+    awaitPromise: true,
+    userGesture: true,
+    returnByValue: true,
+  });
+  await cdp.detach();
+  await page.close();
+  if (result?.value !== true) throw new Error(`site access for ${pattern} was not granted: ${JSON.stringify(result)}`);
+}
