@@ -355,7 +355,9 @@ async fn summary(
     }
     job.append(&lines);
     writer.count(|c| c.key_points = points.len());
-    let is_model = deps.engine.is_model();
+    // The gate checks a model's sentences with English word lists: on a page in another language
+    // it cannot, so the model is not asked and the key points stand alone.
+    let is_model = deps.engine.is_model() && model_may_write(job, text);
 
     // 2. The gist of the whole page (a model's; the extractive engine's key points are all it has).
     if is_model && !points.is_empty() && !job.cancel.is_cancelled() {
@@ -435,6 +437,19 @@ async fn summary(
         );
     }
     Ok(())
+}
+
+/// Whether a model's sentences about `text` can be checked: the page reads as English (the
+/// gate's word lists are English). Otherwise the notice says why no model sentence is shown.
+fn model_may_write(job: &SummaryJob, text: &str) -> bool {
+    let english = grounding::reads_as_english(text);
+    if !english {
+        add_notice(
+            job,
+            "This page does not seem to be in English: Laika checks a model's sentences against the page in English only, so only the page's own sentences are shown.",
+        );
+    }
+    english
 }
 
 /// Words on a page's buttons that make it a product page.
@@ -547,7 +562,7 @@ async fn answer(
         job.append(&format!("From the page:\n{lines}"));
     }
     writer.count(|c| c.key_points = writer.cited.len());
-    if deps.engine.is_model() && !job.cancel.is_cancelled() {
+    if deps.engine.is_model() && model_may_write(job, &corpus) && !job.cancel.is_cancelled() {
         let texts: Vec<String> = top.iter().map(|&i| passages[i].text.clone()).collect();
         let shown = ask(
             writer,
@@ -833,11 +848,15 @@ mod tests {
         groups have cleaned the river banks every spring since 2015, the trust said.";
 
     fn run_with(replies: &[&'static str], question: Option<&str>) -> (JobState, Vec<String>) {
+        run_on(PAGE, replies, question)
+    }
+
+    fn run_on(page: &str, replies: &[&'static str], question: Option<&str>) -> (JobState, Vec<String>) {
         let engine = Scripted::new(true, replies);
         let observation = Observation {
             url: "https://news.example/otters".into(),
             title: "Otters return to the river".into(),
-            text: PAGE.into(),
+            text: page.into(),
             ..Observation::default()
         };
         let job = SummaryJob::new(TurnRef { conversation_id: "c".into(), turn: 1 });
@@ -941,6 +960,22 @@ mod tests {
         assert!(prompts.is_empty());
         assert_eq!(state.text, "The page does not seem to answer this question.\n");
         assert!(state.notice.is_some());
+    }
+
+    #[test]
+    fn a_page_not_in_english_gets_its_key_points_and_no_model_sentence() {
+        const FRENCH: &str = "H1: Le renseignement\n\nLe projet de loi relatif au renseignement prévoit que les \
+            services pourront recueillir des données sur les communications des personnes soupçonnées. Une \
+            autorisation sera donnée par le premier ministre après avis de la commission nationale de contrôle.";
+        for question in [None, Some("Les services de renseignement ont-ils une autorisation ?")] {
+            let (state, prompts) =
+                run_on(FRENCH, &["Le premier ministre donne une autorisation aux services."], question);
+            assert!(prompts.is_empty(), "{prompts:?}");
+            assert_eq!(state.grounding.model_sentences_shown, 0);
+            assert!(state.notice.as_deref().is_some_and(|n| n.contains("in English only")), "{:?}", state.notice);
+        }
+        let (state, _) = run_on(FRENCH, &[], None);
+        assert!(state.text.starts_with("- Le projet de loi"), "{}", state.text);
     }
 
     #[test]

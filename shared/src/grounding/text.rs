@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::words::{MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, STOPWORDS};
+use super::words::{ENGLISH_STOPWORD_SHARE_MIN, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, STOPWORDS};
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +118,21 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
         .map(|w| w.trim_matches(['\'', '’']))
         .filter(|w| !w.is_empty())
+}
+
+/// Whether a text reads as English: enough of its words (three letters or more, the first
+/// few thousand) are English function words. Too few words to tell counts as English.
+pub fn reads_as_english(text: &str) -> bool {
+    let words: Vec<String> = words(text)
+        .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
+        .take(2_000)
+        .map(str::to_lowercase)
+        .collect();
+    if words.len() < 20 {
+        return true;
+    }
+    let function_words = words.iter().filter(|w| STOPWORDS.contains(&w.as_str())).count();
+    function_words as f64 / words.len() as f64 >= ENGLISH_STOPWORD_SHARE_MIN
 }
 
 /// Normalised content words: three characters or more (or any number), no stopwords, no words
@@ -276,5 +291,19 @@ mod tests {
     fn shorten_cuts_at_words() {
         assert_eq!(shorten("short", 10), "short");
         assert_eq!(shorten("alpha beta gamma delta epsilon", 14), "alpha beta…");
+    }
+
+    #[test]
+    fn english_is_told_from_other_languages() {
+        assert!(reads_as_english(
+            "The volunteers counted five otters along the river, and they said that the water was cleaner than it had been for years. Most of them had never seen one there before, which made the morning a happy one for everybody who came."
+        ));
+        assert!(!reads_as_english(
+            "Le projet de loi relatif au renseignement prévoit que les services pourront recueillir des données sur les communications des personnes soupçonnées, avec une autorisation donnée par le premier ministre après avis de la commission nationale."
+        ));
+        assert!(!reads_as_english(
+            "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat."
+        ));
+        assert!(reads_as_english("Buy now"));
     }
 }
