@@ -137,7 +137,13 @@ async fn tab_op(tab_id: i64, op: &str, mut extra: Value) -> Result<Value, ExtErr
 /// Called first thing in a click that starts an action: where a site was refused before, the
 /// browser is asked for it now, while the click is still being handled.
 fn ask_site_in_click() {
-    let Some(pattern) = STATE.with(|s| s.borrow().needs_site.clone()) else { return };
+    // An answer to an earlier click's request belongs to that click.
+    let pattern = STATE.with(|s| {
+        let mut state = s.borrow_mut();
+        state.site_request = None;
+        state.needs_site.clone()
+    });
+    let Some(pattern) = pattern else { return };
     if let Ok(promise) = ext::call("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))])
         .and_then(|p| p.dyn_into::<js_sys::Promise>().map_err(|_| ExtError::new("EXT_CALL_FAILED", "no promise")))
     {
@@ -749,10 +755,15 @@ async fn decide(
     // within the Approve click, with the browser's own prompt. Declined, the call is denied.
     let target = call["arguments"]["url"].as_str().unwrap_or_default();
     let allowed = match other_site(run, call) {
-        Some(pattern) if decision != "deny" => match take_site_request() {
-            Some(asked) => asked.await,
-            None => request_pattern(&pattern).await.unwrap_or(false),
-        },
+        Some(pattern) if decision != "deny" => {
+            let allowed = match take_site_request() {
+                Some(asked) => asked.await,
+                None => request_pattern(&pattern).await.unwrap_or(false),
+            };
+            // Asked for this move only: the next action asks again only if refused there.
+            STATE.with(|s| s.borrow_mut().needs_site = None);
+            allowed
+        }
         _ => true,
     };
     if !allowed {
