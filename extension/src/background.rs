@@ -301,7 +301,7 @@ async fn no_site_access(tab_id: i64, message: &str) -> Option<ExtError> {
     if !refused.iter().any(|r| message.contains(r)) {
         return None;
     }
-    let url = get_tab(tab_id).await.ok()?.get("url").and_then(Value::as_str).map(String::from)?;
+    let url = ext::get_tab(tab_id).await.ok()?.get("url").and_then(Value::as_str).map(String::from)?;
     let origin = origin_of(&url)?;
     Some(ExtError::new(
         "EXT_NO_SITE_ACCESS",
@@ -325,13 +325,6 @@ async fn observe(tab_id: i64, args: &Map<String, Value>) -> Result<Value, ExtErr
     Ok(chunk)
 }
 
-async fn get_tab(tab_id: i64) -> Result<Value, ExtError> {
-    let tab = ext::call_async("tabs.get", &[JsValue::from_f64(tab_id as f64)])
-        .await
-        .map_err(|e| ExtError::new("TAB_GONE", e.message))?;
-    ext::from_js(tab)
-}
-
 async fn run_tool(
     tab_id: i64,
     name: &str,
@@ -342,7 +335,7 @@ async fn run_tool(
         let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
         ExtError::new("TOOL_ARGS_INVALID", text.join("; "))
     })?;
-    let tab = get_tab(tab_id).await?;
+    let tab = ext::get_tab(tab_id).await?;
     // Execution stays bound to what was observed: not another site the tab has moved to.
     if let Some(expected) = origin {
         let now = tab.get("url").and_then(Value::as_str).and_then(origin_of);
@@ -438,7 +431,8 @@ async fn wait_for_load(tab_id: i64) {
     // A navigation reports "loading" only after a moment; don't take the old page's "complete".
     ext::sleep_ms(150).await;
     while waited < LOAD_WAIT_MS {
-        let status = get_tab(tab_id).await.ok().and_then(|t| t.get("status").and_then(Value::as_str).map(String::from));
+        let status =
+            ext::get_tab(tab_id).await.ok().and_then(|t| t.get("status").and_then(Value::as_str).map(String::from));
         if status.as_deref() != Some("loading") {
             return;
         }
@@ -449,7 +443,7 @@ async fn wait_for_load(tab_id: i64) {
 
 /// `laika.tabs.list`: the window's tabs, title and origin only (never paths or queries).
 async fn tabs_list(tab_id: i64) -> Result<Value, ExtError> {
-    let tab = get_tab(tab_id).await?;
+    let tab = ext::get_tab(tab_id).await?;
     let query = json!({ "windowId": tab.get("windowId") });
     let tabs: Vec<Value> = ext::from_js(ext::call_async("tabs.query", &[ext::to_js(&query)]).await?)?;
     let listed: Vec<Value> = tabs

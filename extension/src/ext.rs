@@ -117,6 +117,14 @@ pub async fn call_async(path: &str, args: &[JsValue]) -> Result<JsValue, ExtErro
     }
 }
 
+/// The browser's record of a tab (`tabs.get`): its URL, title, status.
+pub async fn get_tab(tab_id: i64) -> Result<Value, ExtError> {
+    let tab = call_async("tabs.get", &[JsValue::from_f64(tab_id as f64)])
+        .await
+        .map_err(|e| ExtError::new("TAB_GONE", e.message))?;
+    from_js(tab)
+}
+
 // Data crosses between Rust and JS as JSON text: every message here is JSON-shaped anyway, and
 // going through serde_json (already in the module) instead of a second serde bridge keeps the
 // shipped WASM smaller.

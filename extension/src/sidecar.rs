@@ -143,12 +143,23 @@ fn ask_site_in_click() {
         state.site_request = None;
         state.needs_site.clone()
     });
-    let Some(pattern) = pattern else { return };
-    if let Ok(promise) = ext::call("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))])
-        .and_then(|p| p.dyn_into::<js_sys::Promise>().map_err(|_| ExtError::new("EXT_CALL_FAILED", "no promise")))
-    {
-        STATE.with(|s| s.borrow_mut().site_request = Some(promise));
+    if let Some(pattern) = pattern {
+        request_in_click(&pattern);
     }
+}
+
+/// Asks the browser for a site now, within the click being handled; the operation the click
+/// starts awaits the answer ([`take_site_request`]).
+fn request_in_click(pattern: &str) {
+    let promise = permission_request(pattern).ok();
+    STATE.with(|s| s.borrow_mut().site_request = promise);
+}
+
+/// The browser's `permissions.request` for one site (a match pattern).
+fn permission_request(pattern: &str) -> Result<js_sys::Promise, ExtError> {
+    ext::call("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))])?
+        .dyn_into::<js_sys::Promise>()
+        .map_err(|_| ExtError::new("EXT_CALL_FAILED", "permissions.request gave no promise"))
 }
 
 /// The answer to the request a click made, if it made one.
@@ -160,8 +171,7 @@ fn take_site_request() -> Option<impl std::future::Future<Output = bool>> {
 }
 
 async fn tab_url(tab_id: i64) -> Option<String> {
-    let tab: Value = ext::from_js(ext::call_async("tabs.get", &[JsValue::from_f64(tab_id as f64)]).await.ok()?).ok()?;
-    tab.get("url").and_then(Value::as_str).map(String::from)
+    ext::get_tab(tab_id).await.ok()?.get("url").and_then(Value::as_str).map(String::from)
 }
 
 /// The browser's match pattern for the site of `url` ("https://example.com/*", every port):
@@ -192,7 +202,9 @@ async fn request_site(url: &str) -> Result<bool, ExtError> {
 }
 
 async fn request_pattern(pattern: &str) -> Result<bool, ExtError> {
-    let granted = ext::call_async("permissions.request", &[ext::to_js(&json!({ "origins": [pattern] }))]).await?;
+    let granted = wasm_bindgen_futures::JsFuture::from(permission_request(pattern)?)
+        .await
+        .map_err(|e| ExtError::from_js("EXT_CALL_FAILED", &e))?;
     Ok(granted.as_bool() == Some(true))
 }
 
@@ -726,8 +738,7 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
             if decision_name != "deny"
                 && let Some(target) = other_site(&run, &call)
             {
-                STATE.with(|s| s.borrow_mut().needs_site = Some(target));
-                ask_site_in_click();
+                request_in_click(&target);
             }
             let (run, reply, call, step, node, outcome) =
                 (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone());
@@ -755,15 +766,10 @@ async fn decide(
     // within the Approve click, with the browser's own prompt. Declined, the call is denied.
     let target = call["arguments"]["url"].as_str().unwrap_or_default();
     let allowed = match other_site(run, call) {
-        Some(pattern) if decision != "deny" => {
-            let allowed = match take_site_request() {
-                Some(asked) => asked.await,
-                None => request_pattern(&pattern).await.unwrap_or(false),
-            };
-            // Asked for this move only: the next action asks again only if refused there.
-            STATE.with(|s| s.borrow_mut().needs_site = None);
-            allowed
-        }
+        Some(pattern) if decision != "deny" => match take_site_request() {
+            Some(asked) => asked.await,
+            None => request_pattern(&pattern).await.unwrap_or(false),
+        },
         _ => true,
     };
     if !allowed {

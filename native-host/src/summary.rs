@@ -635,6 +635,8 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
+        let on_question =
+            |text: &str| about.is_none_or(|words| grounding::content_words(text).iter().any(|w| words.contains(w)));
         let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();
         let mut sink = |piece: &str| {
@@ -654,8 +656,6 @@ async fn ask(
             // The last sentence is complete only when it ended on its own, with a full stop.
             let complete = i + 1 < sentences.len()
                 || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
-            let on_question =
-                |text: &str| about.is_none_or(|words| grounding::content_words(text).iter().any(|w| words.contains(w)));
             let verdict = writer.index.check_or_trim(&claim, complete).and_then(|(text, support)| {
                 if on_question(&text) { Ok((text, support)) } else { Err(grounding::Rejection::OffQuestion) }
             });

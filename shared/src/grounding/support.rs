@@ -167,14 +167,13 @@ impl PageIndex {
             return Err(Rejection::RunOn);
         }
         let lower = claim.to_lowercase();
-        if let Some(phrase) = ECHO_PHRASES.iter().find(|p| lower.contains(*p) && !self.mentions(p)) {
+        // The instructions echoed, or the sentence still about "the text" it was handed.
+        if let Some(phrase) = ECHO_PHRASES.iter().chain(META_PHRASES).find(|p| lower.contains(*p) && !self.mentions(p))
+        {
             return Err(Rejection::Echo { phrase: phrase.to_string() });
         }
         if guard::has_loop(claim) || guard::has_garbage(claim) {
             return Err(Rejection::Loop);
-        }
-        if let Some(phrase) = META_PHRASES.iter().find(|p| lower.contains(*p) && !self.mentions(p)) {
-            return Err(Rejection::Echo { phrase: phrase.to_string() });
         }
         let mut counts: HashMap<String, usize> = HashMap::new();
         for word in text::content_words(claim) {
@@ -189,7 +188,7 @@ impl PageIndex {
         if is_fragment(claim) {
             return Err(Rejection::Fragment);
         }
-        if claim.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|w| FIRST_PERSON.contains(&w)) {
+        if text::words(claim).any(|w| FIRST_PERSON.contains(&w)) {
             return Err(Rejection::FirstPerson);
         }
         for number in text::numbers(claim) {
