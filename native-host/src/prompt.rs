@@ -152,6 +152,10 @@ pub const PRODUCT_QUESTION: &str =
     "What is this product and what is it for? Answer in one short sentence, using words from the text.";
 /// Asked only when neither gist question gave a sentence that passed.
 pub const GIST_QUESTION_3: &str = "Summarize the text in one short sentence.";
+/// The last fallback, over the page's single most central sentence: what a 135M model does
+/// faithfully is shorten one sentence (its words, in its order), which the gate can check word
+/// for word; a gist of the page it is, when that sentence is the page's most central.
+pub const SHORTEN_QUESTION: &str = "Say what this sentence says in fewer words.";
 pub const PART_QUESTION: &str =
     "What is this part of the text about? Answer in one short sentence, using words from the text.";
 

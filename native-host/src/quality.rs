@@ -189,6 +189,7 @@ pub fn run(args: QualityArgs) -> Result<ExitCode> {
                 user_text: page.question.clone().unwrap_or_else(|| "Summarize this page".into()),
                 question: page.question.clone(),
             };
+            deps.debug.event("bench.page", json!({ "name": page.name, "engine": name }));
             let started = Instant::now();
             runtime.block_on(summary::run(job.clone(), input, deps));
             let total_ms = started.elapsed().as_secs_f64() * 1000.0;

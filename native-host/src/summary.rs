@@ -50,10 +50,13 @@ const SENTENCE_CHARS: usize = 180;
 /// Output tokens for one or two sentences.
 const SENTENCE_TOKENS: usize = 90;
 /// How much a small model's decoding favours the tokens of the passages it was shown (logits).
-/// Tuned on the dev pages of `cargo xtask bench quality` (40 pages, SmolLM2-135M): pages with a
-/// model sentence shown 72.5 % at 0, 77.5 % at 1, 90 % at 2 and at 3 (support 100 % each); the
-/// smallest bias that gets there, so the model's own wording is least disturbed.
-const COPY_BIAS: f32 = 2.0;
+/// Tuned on the dev pages of `cargo xtask bench quality` (40 pages, SmolLM2-135M). Under the
+/// word-count gate: pages with a model sentence shown 72.5 % at 0, 77.5 % at 1, 90 % at 2 and at
+/// 3. Under the restatement check (`grounding/align.rs`), which wants the page's own words in the
+/// page's order: 47.5 % at 2 (two runs), 70 % at 4 but with stitched copies ("Yoga & Pilates &
+/// Yoga", "also also"), 67.5 % at 3 with those refused as stutters (57.5 % once a sentence read
+/// again out of order is refused too); 3 kept.
+const COPY_BIAS: f32 = 3.0;
 /// Page text the stricter retry shows: one passage.
 const RETRY_CHARS: usize = 700;
 /// A key point or quote is shown up to this many characters.
@@ -380,12 +383,25 @@ async fn summary(
             .collect();
         let fallback_from = questions.len();
         questions.extend(fallbacks);
+        // Last, the page's most central sentence alone, to be said in fewer words.
+        let shorten_from = questions.len();
+        questions.push(prompt::SHORTEN_QUESTION.to_string());
         let point_passages: Vec<String> = points.iter().map(|&i| sentences[i].text.clone()).collect();
+        let central: Vec<String> = grounding::key_points(&sentences, &observation.title, 1)
+            .iter()
+            .map(|&i| sentences[i].text.clone())
+            .collect();
         for (i, question) in questions.iter().enumerate() {
             if gist.len() >= 2 || job.cancel.is_cancelled() || (i >= fallback_from && !gist.is_empty()) {
                 break;
             }
-            let read = if i >= fallback_from { &point_passages } else { &passages };
+            let read = if i >= shorten_from {
+                &central
+            } else if i >= fallback_from {
+                &point_passages
+            } else {
+                &passages
+            };
             for sentence in ask(writer, deps, &observation.title, read, question, 1, None).await? {
                 if !gist.iter().any(|g| same_claim(g, &sentence)) {
                     gist.push(sentence);
@@ -571,7 +587,7 @@ async fn answer(
             &texts,
             &prompt::answer_question(question),
             2,
-            Some(&question_words),
+            Some(&grounding::text::question_focus(question)),
         )
         .await?;
         if shown.is_empty() {
@@ -660,10 +676,17 @@ async fn ask(
                 if on_question(&text) { Ok((text, support)) } else { Err(grounding::Rejection::OffQuestion) }
             });
             if deps.debug.enabled() {
-                deps.debug.event(
-                    "grounding.verdict",
-                    json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) }),
-                );
+                let mut event = json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) });
+                // The page sentences the claim was aligned to are page text: logged only when
+                // full prompts may be.
+                if deps.debug.full() {
+                    let alignment = writer.index.align(&claim);
+                    event["alignment"] = json!({
+                        "runs": alignment.runs.iter().map(|r| json!({ "words": r.words, "sentence": writer.index.run_text(r) })).collect::<Vec<_>>(),
+                        "missing": alignment.missing,
+                    });
+                }
+                deps.debug.event("grounding.verdict", event);
             }
             match verdict {
                 Ok((text, support)) if shown.len() < max_sentences => {
@@ -911,16 +934,21 @@ mod tests {
             "Volunteers counted 12 otters.",
             "Otters return to the river, said NASA.",
             "{\"summary\": \"Otters return\"}",
+            "Whales were seen near Iceland by NASA.",
+            "Whales need clean water and fish, and sharks sing.",
         ];
         let (state, prompts) = run_with(&bad, None);
-        assert_eq!(prompts.len(), 8, "each of the four gist questions, then one stricter retry");
+        assert_eq!(prompts.len(), 10, "each of the five gist questions, then one stricter retry");
         assert!(prompts[6].contains("What does the text say about \"Otters return to the river\"?"), "{}", prompts[6]);
+        // The last: the most central sentence alone, to be said in fewer words.
+        assert!(prompts[8].ends_with(prompt::SHORTEN_QUESTION), "{}", prompts[8]);
+        assert!(prompts[8].contains("[1] ") && !prompts[8].contains("[2] "), "{}", prompts[8]);
         assert!(!state.text.contains("In short"), "{}", state.text);
         for word in ["Whales", "12", "ailored", "youtube", "John", "user", "NASA", "summary"] {
             assert!(!state.text.contains(word), "{word} in {}", state.text);
         }
         assert_eq!(state.grounding.model_sentences_shown, 0);
-        assert_eq!(state.grounding.retries, 4);
+        assert_eq!(state.grounding.retries, 5);
         assert!(state.grounding.model_sentences_dropped >= 6, "{:?}", state.grounding);
         assert!(state.notice.as_deref().unwrap().contains("only the page's own key points"));
         // The retry saw less of the page.

@@ -12,9 +12,12 @@
 //!    request).
 //! 5. [`support`]: the gate each model sentence passes before it is shown: supported by one or
 //!    two page sentences, no novel number, name or address; its citation is the best support.
+//!    Within it, [`align`]: the claim's words must be joined as the page joins them (one page
+//!    sentence shortened, or two joined; no word added), which word counts cannot see.
 //!
 //! Every word list and threshold is in [`words`], with where it came from.
 
+pub mod align;
 pub mod guard;
 pub mod rank;
 pub mod retrieve;

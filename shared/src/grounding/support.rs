@@ -7,12 +7,13 @@
 //! it best. Lexical and deterministic on purpose: the same page and sentence always give the same
 //! verdict, whatever engine wrote it.
 
+use super::align;
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS,
+    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS,
     IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES,
-    MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, SUPPORT_MIN, SUPPORT_SENTENCES,
+    MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -22,6 +23,9 @@ pub struct PageIndex {
     lower: String,
     sentences: Vec<Sentence>,
     sets: Vec<HashSet<String>>,
+    /// Each sentence's content words in order, and the title's last when there is one: what a
+    /// claim is aligned to ([`align`]).
+    sequences: Vec<Vec<String>>,
     /// For each word, the sentences holding it (candidates for support without a full scan).
     postings: HashMap<String, Vec<usize>>,
     vocabulary: HashSet<String>,
@@ -61,6 +65,9 @@ pub enum Rejection {
     /// A question: a summary or an answer states; a question the model wrote (or copied) is
     /// neither.
     Question,
+    /// An exclamation: a summary states; "100% free, no spam!" and "Release Candidate 4!" are the
+    /// page's sales voice copied.
+    Exclamation,
     /// Not a whole sentence: a bracket or quotation left open, or a dash or colon left hanging
     /// at its end.
     Fragment,
@@ -68,6 +75,16 @@ pub enum Rejection {
     OffQuestion,
     /// Speaks as the page's author ("I", "my"): shown by Laika, it would read as Laika's own.
     FirstPerson,
+    /// A content word the page sentences it restates do not have ("fear" of whale strandings
+    /// where the page tells of strandings and an expert).
+    NovelWord {
+        word: String,
+    },
+    /// Its words are the page's, but joined in an order no one or two page sentences have: a
+    /// recombination (roles swapped, words picked from far apart), not a restatement.
+    Recombined {
+        runs: usize,
+    },
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -87,9 +104,12 @@ impl Rejection {
             Rejection::NovelAddress { .. } => "novel_address",
             Rejection::NovelQualifier { .. } => "novel_qualifier",
             Rejection::Question => "question",
+            Rejection::Exclamation => "exclamation",
             Rejection::Fragment => "fragment",
             Rejection::FirstPerson => "first_person",
             Rejection::OffQuestion => "off_question",
+            Rejection::NovelWord { .. } => "novel_word",
+            Rejection::Recombined { .. } => "recombined",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -112,13 +132,14 @@ impl PageIndex {
         let mut index = PageIndex::new(text);
         index.vocabulary.extend(text::words(title).map(text::normalise));
         index.numbers.extend(text::numbers(title));
+        index.sequences.push(text::content_words(title));
         index
     }
 
     pub fn new(text: &str) -> PageIndex {
         let sentences = text::sentences(text);
-        let sets: Vec<HashSet<String>> =
-            sentences.iter().map(|s| text::content_words(&s.text).into_iter().collect()).collect();
+        let sequences: Vec<Vec<String>> = sentences.iter().map(|s| text::content_words(&s.text)).collect();
+        let sets: Vec<HashSet<String>> = sequences.iter().map(|s| s.iter().cloned().collect()).collect();
         let mut postings: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, set) in sets.iter().enumerate() {
             for word in set {
@@ -135,6 +156,7 @@ impl PageIndex {
             text: text.to_string(),
             sentences,
             sets,
+            sequences,
             postings,
             vocabulary,
             exact,
@@ -179,11 +201,14 @@ impl PageIndex {
         for word in text::content_words(claim) {
             *counts.entry(word).or_default() += 1;
         }
-        if counts.values().any(|&n| n > MAX_WORD_REPEATS) {
+        if counts.values().any(|&n| n > MAX_WORD_REPEATS) || stutters(claim) {
             return Err(Rejection::Loop);
         }
         if claim.ends_with('?') {
             return Err(Rejection::Question);
+        }
+        if claim.ends_with('!') {
+            return Err(Rejection::Exclamation);
         }
         if is_fragment(claim) {
             return Err(Rejection::Fragment);
@@ -215,6 +240,13 @@ impl PageIndex {
                 return Err(Rejection::NovelName { name });
             }
         }
+        // A hyphenated compound is one word: "patina-free" is not "patina" and "free" (a page
+        // with a patina and a free screen protector), so the page must write it too.
+        if let Some(compound) =
+            compounds(claim).find(|c| !self.lower.contains(c) && !self.lower.contains(&c.replace('-', " ")))
+        {
+            return Err(Rejection::NovelWord { word: compound });
+        }
         let words: HashSet<String> = text::content_words(claim).into_iter().collect();
         if words.len() < MIN_CONTENT_WORDS {
             return Err(Rejection::TooShort);
@@ -240,9 +272,39 @@ impl PageIndex {
                 if let Some(word) = novel.into_iter().next() {
                     return Err(Rejection::NovelQualifier { word });
                 }
-                Ok(Support { sentence: self.sentences[index].clone(), support })
+                // And its words must be joined as the page joins them.
+                let alignment = self.align(claim);
+                if let Some(word) = alignment.missing.first() {
+                    return Err(Rejection::NovelWord { word: word.clone() });
+                }
+                if !alignment.restates(self.sentences.len()) {
+                    return Err(Rejection::Recombined { runs: alignment.runs.len() });
+                }
+                // Its citation: the page sentence holding most of it (the title is no citation).
+                let cited = alignment.main_sentence().filter(|&i| i < self.sentences.len()).unwrap_or(index);
+                Ok(Support { sentence: self.sentences[cited].clone(), support })
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
+        }
+    }
+
+    /// How `claim`'s content words line up with the page's sentences (and the title, the last
+    /// sequence when the index has one).
+    pub fn align(&self, claim: &str) -> align::Alignment {
+        let claim_words = text::content_words(claim);
+        let mut candidates: Vec<usize> =
+            claim_words.iter().flat_map(|w| self.postings.get(w).into_iter().flatten().copied()).collect();
+        candidates.extend(self.sentences.len()..self.sequences.len());
+        candidates.sort_unstable();
+        candidates.dedup();
+        align::align(&claim_words, &self.sequences, &candidates)
+    }
+
+    /// The text of an aligned run's sentence (the title when it is past the page's sentences).
+    pub fn run_text(&self, run: &align::Run) -> String {
+        match self.sentences.get(run.sentence) {
+            Some(sentence) => sentence.text.clone(),
+            None => format!("(title) {}", self.sequences[run.sentence].join(" ")),
         }
     }
 
@@ -338,7 +400,8 @@ impl PageIndex {
 
 /// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
 /// closes (or closes without opening), an odd number of straight quotes, or a dash, colon or
-/// comma just before its final mark ("Tokyo's unique travel tips –."), or a menu's " | " copied.
+/// comma just before its final mark ("Tokyo's unique travel tips –."), a menu's " | " copied, two
+/// pieces run together with a dash after a full stop, or a last word that cannot end a sentence.
 fn is_fragment(claim: &str) -> bool {
     let count = |c: char| claim.matches(c).count();
     let body = claim.trim_end_matches(['.', '!', '?', ' ']);
@@ -348,7 +411,30 @@ fn is_fragment(claim: &str) -> bool {
         || count('"') % 2 == 1
         || body.ends_with(['-', '–', '—', ':', ';', ',', '('])
         || claim.contains(" | ")
+        || [". - ", ". – ", ". — "].iter().any(|run_on| claim.contains(run_on))
         || list_number_at_end(body)
+        || body.rsplit(' ').next().is_some_and(|w| DANGLING_ENDINGS.contains(&w.to_lowercase().as_str()))
+}
+
+/// The hyphenated compounds of a sentence ("patina-free", "social-first"), lower-cased.
+fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
+    claim
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
+}
+
+/// Whether a sentence repeats a word at once ("also also") or across a joiner ("delightful and
+/// delightful"): a small model copying what it has just written.
+fn stutters(claim: &str) -> bool {
+    let words: Vec<String> = claim
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = |w: &String| w.chars().any(char::is_alphabetic);
+    words.windows(2).any(|p| word(&p[0]) && p[0] == p[1])
+        || words.windows(3).any(|t| word(&t[0]) && t[0] == t[2] && STUTTER_JOINERS.contains(&t[1].as_str()))
 }
 
 /// Whether a sentence ends on a bare number after a list's separator ("… light and sound; 2."):
@@ -479,6 +565,12 @@ mod tests {
             Err(Rejection::NovelNumber { number: "5".into() })
         );
         assert!(page.check("They got a 50 gallon tank for a fish only setup.").is_ok());
+        // A compound the page never writes, though it has both halves.
+        assert_eq!(
+            index().check("Volunteers counted five otter-free stretches along the river."),
+            Err(Rejection::NovelWord { word: "otter-free".into() })
+        );
+        assert!(index().check("Volunteers counted five otters along a two-mile stretch.").is_ok());
         assert_eq!(
             index().check("Watch https://youtube.com/x to see otters counted by volunteers."),
             Err(Rejection::NovelAddress { address: "https://youtube.com/x".into() })
@@ -510,6 +602,9 @@ mod tests {
             Err(Rejection::Echo { .. })
         ));
         assert_eq!(index().check("Otters otters otters need clean water."), Err(Rejection::Loop));
+        // A word copied at once, or across "and".
+        assert_eq!(index().check("Volunteers counted counted five otters along the river."), Err(Rejection::Loop));
+        assert_eq!(index().check("Clean and clean water is what otters need to survive."), Err(Rejection::Loop));
         // A loop spread out over the sentence.
         assert_eq!(index().check("River otters need river water near the old river mill."), Err(Rejection::Loop));
         // Still about the text once its opener is gone.
@@ -608,8 +703,16 @@ mod tests {
         assert!(index().check("Volunteers counted five otters (along the river).").is_ok());
         assert_eq!(index().check("Volunteers counted five otters | River Trust."), Err(Rejection::Fragment));
         assert_eq!(index().check("Volunteers counted five otters along the river; 2."), Err(Rejection::Fragment));
+        assert_eq!(index().check("Volunteers counted five otters along the river and."), Err(Rejection::Fragment));
+        // Two pieces run together with a dash (wcxb-0563: "… you shouldn't take on. - it seems …").
+        assert_eq!(
+            index().check("Volunteers counted five otters. - along a two-mile stretch."),
+            Err(Rejection::Fragment)
+        );
         assert!(index().check("Local groups cleaned the river banks since 2015.").is_ok());
         assert_eq!(index().check("I counted five otters along the river."), Err(Rejection::FirstPerson));
+        assert_eq!(index().check("We counted five otters along the river."), Err(Rejection::FirstPerson));
+        assert_eq!(index().check("Volunteers counted five otters along the river!"), Err(Rejection::Exclamation));
         assert_eq!(index().check("Volunteers counted five otters along my river."), Err(Rejection::FirstPerson));
         // A cut head loses the dash it ended on.
         assert_eq!(

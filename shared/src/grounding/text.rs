@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::words::{ENGLISH_STOPWORD_SHARE_MIN, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, STOPWORDS};
+use super::words::{ENGLISH_STOPWORD_SHARE_MIN, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS, STOPWORDS};
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
 #[derive(Clone, Debug, PartialEq)]
@@ -133,6 +133,17 @@ pub fn reads_as_english(text: &str) -> bool {
     }
     let function_words = words.iter().filter(|w| STOPWORDS.contains(&w.as_str())).count();
     function_words as f64 / words.len() as f64 >= ENGLISH_STOPWORD_SHARE_MIN
+}
+
+/// What a question asks about: its content words less its names and the verbs it asks with
+/// ([`QUESTION_VERBS`]); all its content words when that leaves none ("Who is Ada Lovelace?").
+/// An answer must share one of them.
+pub fn question_focus(question: &str) -> HashSet<String> {
+    let all: HashSet<String> = content_words(question).into_iter().collect();
+    let names: HashSet<String> = names(question).into_iter().collect();
+    let focus: HashSet<String> =
+        all.iter().filter(|w| !names.contains(*w) && !QUESTION_VERBS.contains(&w.as_str())).cloned().collect();
+    if focus.is_empty() { all } else { focus }
 }
 
 /// Normalised content words: three characters or more (or any number), no stopwords, no words
@@ -285,6 +296,14 @@ mod tests {
         assert_eq!(names("Otters were seen by Jane Doe at NASA's lab."), ["jane", "doe", "nasa"]);
         assert!(names("Otters swim.").is_empty());
         assert_eq!(addresses("See https://youtu.be/x1 or example.com."), ["https://youtu.be/x1", "example.com"]);
+    }
+
+    #[test]
+    fn a_question_is_about_its_words_less_its_names_and_asking_verbs() {
+        let focus = question_focus("What did Obama say about race relations?");
+        assert_eq!(focus, ["race", "relation"].iter().map(|w| w.to_string()).collect());
+        // Only a name to ask about: the name is the focus.
+        assert_eq!(question_focus("Who is Ada Lovelace?"), ["ada", "lovelace"].iter().map(|w| w.to_string()).collect());
     }
 
     #[test]

@@ -520,9 +520,12 @@ pub const MAX_WORD_REPEATS: usize = 2;
 
 /// The page author's own voice: a model sentence that says "I" or "my" copies the author's
 /// words as if Laika were speaking ("I'm excited to share some tips on Japan travel with you!").
-/// Matched as written (the capital "I" alone).
-pub const FIRST_PERSON: &[&str] =
-    &["I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "me", "my", "mine", "Me", "My"];
+/// Matched as written (the capital "I" alone, lower-case "us" so the acronym "US" stays). The
+/// plural too: "the staff picks for our favorite board game" (wcxb-4680) is the site speaking.
+pub const FIRST_PERSON: &[&str] = &[
+    "I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "me", "my", "mine", "Me", "My", "we", "We",
+    "we're", "We're", "we’re", "We’re", "we've", "We've", "we’ve", "We’ve", "our", "Our", "ours", "us",
+];
 
 /// Words that open a clause: a cut head ending within a few words of one left that clause
 /// without its verb ("… and how small acts."). The English subordinators and relatives.
@@ -554,6 +557,75 @@ pub const SUPPORT_SENTENCES: usize = 3;
 /// The share of a sentence's content words that must occur anywhere on the page: the quality
 /// probe's own definition of "supported" (shared/notes/quality-probe.md), kept as a floor.
 pub const PAGE_SUPPORT_MIN: f64 = 0.7;
+
+/// Verbs a question asks with rather than about ("What did Obama *say* about race relations?"):
+/// an answer sharing only these, or only the question's names, with the question answers
+/// something else (bbc-1's "Obama has been speaking at a White House interview"). The verbs of
+/// the question openers in the dev pages' Ask probes.
+pub const QUESTION_VERBS: &[&str] = &[
+    "say",
+    "said",
+    "says",
+    "think",
+    "thinks",
+    "thought",
+    "mean",
+    "means",
+    "happen",
+    "happened",
+    "happens",
+    "tell",
+    "tells",
+    "told",
+    "know",
+    "known",
+    "describe",
+    "explain",
+    "write",
+    "wrote",
+    "written",
+    "talk",
+    "talked",
+    "mention",
+    "mentioned",
+    "claim",
+    "claimed",
+    "feel",
+    "felt",
+];
+
+/// Words a sentence cannot end on: a conjunction, preposition or article before the final mark
+/// is a sentence the length limit or the model broke off ("… so you can move confidently and.",
+/// "Avoid the busy cherry blossom in!", SmolLM2-135M on the dev pages with a copy bias).
+pub const DANGLING_ENDINGS: &[&str] = &[
+    "and", "or", "but", "nor", "so", "yet", "in", "of", "to", "with", "for", "from", "by", "at", "on", "as", "into",
+    "the", "a", "an", "that", "which", "who", "whose", "than", "like", "such",
+];
+
+/// Words that join two of the same word into a stutter ("a delightful and delightful service",
+/// "Yoga & Pilates & Yoga"): the model copying a word it has just written.
+pub const STUTTER_JOINERS: &[&str] = &["and", "or", "&"];
+
+/// A model sentence restates the page when its content words, read in order, fall into at most
+/// this many runs, each in one page sentence's own order (`grounding/align.rs`): one sentence
+/// shortened, or two joined. Set on the 40 dev pages of `cargo xtask bench quality`, reading the
+/// claims each setting released.
+pub const ALIGN_MAX_RUNS: usize = 3;
+
+/// At most this many of a claim's runs may be a lone word: each such word is plucked from
+/// another sentence, how a small model turns "you shouldn't use metal utensils" into "the need
+/// to use metal utensils" (wcxb-0563) or invents "a guide on how to sign up for free tutors"
+/// (wcxb-0322), both [1, 2, 1]; faithful gists on the dev pages had at most one.
+pub const ALIGN_MAX_SINGLE_RUNS: usize = 1;
+
+/// Within a run, at most this many of the page sentence's content words may be skipped between
+/// two of the claim's: a claim may shorten a sentence, not pick words from its two ends.
+pub const ALIGN_MAX_GAP: usize = 6;
+
+/// Within a run, a word may come from at most this many content words before the farthest one
+/// matched, once in a row: neighbours swapped ("the first sighting" for "the sighting is the
+/// first"), as English reorders an adjective and its noun; two steps back end the run.
+pub const ALIGN_SWAP_REACH: usize = 2;
 
 /// A model sentence needs at least this many content words to say anything checkable.
 pub const MIN_CONTENT_WORDS: usize = 3;

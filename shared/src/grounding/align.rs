@@ -1,0 +1,225 @@
+//! The restatement check: how a claim's words are joined, which word counts cannot see.
+//!
+//! The support check ([`super::support`]) asks whether a claim's content words stand in its best
+//! page sentences. A small model recombines page words fluently into claims the page never makes:
+//! roles swapped ("building companies aren't offering a hot drink to homeowners" where
+//! homeowners don't offer their builder one), a noun added ("Māori tribes' *fear* of whale
+//! strandings"), the title glued to a mangled clause. Each of those holds enough page words to
+//! pass a share-of-words test, so a claim is also aligned to the page, word by word in order:
+//!
+//! - every content word must be in the page sentences the claim is aligned to (none added: a
+//!   word the page does not say there is a word Laika cannot vouch for);
+//! - read in order, the claim's content words fall into at most [`ALIGN_MAX_RUNS`] runs, each a
+//!   subsequence of one page sentence (or the title) in that sentence's own order, skipping at
+//!   most [`ALIGN_MAX_GAP`] of its content words between two of the run's words;
+//! - no run goes back into a sentence an earlier run read past (its pieces put in another
+//!   order);
+//! - at most [`ALIGN_MAX_SINGLE_RUNS`] run is a lone word (a word plucked from elsewhere is how
+//!   "you shouldn't use metal utensils" becomes "the need to use metal utensils"), and one run of
+//!   two words or more stands in a page sentence, not only in the title.
+//!
+//! A claim that passes is the page's sentence shortened, or two of its sentences joined: the
+//! deletion-and-fusion a small model does faithfully. What it cannot express, a reordering of
+//! who did what, is what it refuses. Runs are found greedily (each as long as it can reach): for
+//! a sequence cut into blocks that must each be a subsequence of some sentence, the farthest
+//! reach from each start gives the fewest blocks, since any part of a block that fits fits too.
+
+use super::words::{ALIGN_MAX_GAP, ALIGN_MAX_RUNS, ALIGN_MAX_SINGLE_RUNS, ALIGN_SWAP_REACH};
+
+/// One run of a claim: consecutive content words of the claim found, in order, in one sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// Index of the sentence among those the alignment was given.
+    pub sentence: usize,
+    /// How many of the claim's content words the run holds.
+    pub words: usize,
+    /// The first and last positions it matched in the sentence's content words.
+    pub first: usize,
+    pub last: usize,
+}
+
+/// How a claim lines up with the page.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Alignment {
+    pub runs: Vec<Run>,
+    /// The claim's content words in none of the candidate sentences, in claim order.
+    pub missing: Vec<String>,
+}
+
+impl Alignment {
+    /// Whether the claim restates the page: nothing missing, few enough runs, at most
+    /// [`ALIGN_MAX_SINGLE_RUNS`] of them a lone word, and one run of two words or more in a page
+    /// sentence (`body` is how many of the aligned sequences are page sentences; the rest, the
+    /// title, lends a claim its subject but supports nothing alone).
+    pub fn restates(&self, body: usize) -> bool {
+        self.missing.is_empty()
+            && self.runs.len() <= ALIGN_MAX_RUNS
+            && self.runs.iter().filter(|r| r.words == 1).count() <= ALIGN_MAX_SINGLE_RUNS
+            && self.runs.iter().any(|r| r.sentence < body && r.words >= 2)
+            && !self.revisits()
+    }
+
+    /// Whether a later run goes back into a sentence an earlier run already read past: the
+    /// sentence's pieces put in another order ("a programmer has released a flaw in Minecraft"
+    /// from "a flaw in Minecraft …, according to a programmer who has released code").
+    pub fn revisits(&self) -> bool {
+        self.runs.iter().enumerate().any(|(i, earlier)| {
+            self.runs[i + 1..].iter().any(|later| later.sentence == earlier.sentence && later.first <= earlier.last)
+        })
+    }
+
+    /// The sentence holding the most of the claim's words (the claim's citation).
+    pub fn main_sentence(&self) -> Option<usize> {
+        self.runs.iter().max_by(|a, b| a.words.cmp(&b.words).then(b.sentence.cmp(&a.sentence))).map(|r| r.sentence)
+    }
+}
+
+/// Aligns `claim` (its content words in order) to `sentences` (each sentence's content words in
+/// order), considering only the sentences in `candidates`.
+pub fn align(claim: &[String], sentences: &[Vec<String>], candidates: &[usize]) -> Alignment {
+    let mut alignment = Alignment::default();
+    let mut at = 0;
+    while at < claim.len() {
+        // The candidate sentence whose run from here reaches farthest (ties: the earlier).
+        let best = candidates
+            .iter()
+            .map(|&s| (reach(&claim[at..], &sentences[s]), s))
+            .filter(|((n, _), _)| *n > 0)
+            .max_by(|a, b| a.0.0.cmp(&b.0.0).then(b.1.cmp(&a.1)));
+        match best {
+            Some(((n, (first, last)), s)) => {
+                alignment.runs.push(Run { sentence: s, words: n, first, last });
+                at += n;
+            }
+            None => {
+                alignment.missing.push(claim[at].clone());
+                at += 1;
+            }
+        }
+    }
+    alignment
+}
+
+/// How many of `claim`'s first words are a subsequence of `sentence` in order, each found at
+/// most [`ALIGN_MAX_GAP`] content words past the farthest word matched so far (a word repeated in
+/// the claim may stand once in the sentence). One word may come from just before the farthest
+/// (within [`ALIGN_SWAP_REACH`]), once in a row: "the first sighting" for "the sighting is the
+/// first" swaps neighbours; swapping who did what takes two steps back and ends the run.
+/// Earliest matches leave the most room for the words after.
+fn reach(claim: &[String], sentence: &[String]) -> (usize, (usize, usize)) {
+    let mut used: Vec<usize> = Vec::new();
+    let mut farthest: Option<usize> = None;
+    let mut stepped_back = false;
+    let mut n = 0;
+    for word in claim {
+        if used.last().is_some_and(|&p| sentence[p] == *word) {
+            n += 1;
+            continue;
+        }
+        let from = farthest.map_or(0, |p| p + 1);
+        let limit = farthest.map_or(sentence.len(), |p| (p + 2 + ALIGN_MAX_GAP).min(sentence.len()));
+        if let Some(i) = (from..limit).find(|&i| sentence[i] == *word) {
+            used.push(i);
+            farthest = Some(i);
+            stepped_back = false;
+            n += 1;
+            continue;
+        }
+        let back = farthest.filter(|_| !stepped_back).and_then(|p| {
+            (p.saturating_sub(ALIGN_SWAP_REACH)..p).find(|&i| sentence[i] == *word && !used.contains(&i))
+        });
+        match back {
+            Some(i) => {
+                used.push(i);
+                stepped_back = true;
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    let span = (used.iter().copied().min().unwrap_or(0), used.iter().copied().max().unwrap_or(0));
+    (n, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grounding::text::content_words;
+
+    fn check(claim: &str, page: &[&str]) -> Alignment {
+        let sentences: Vec<Vec<String>> = page.iter().map(|s| content_words(s)).collect();
+        let candidates: Vec<usize> = (0..sentences.len()).collect();
+        align(&content_words(claim), &sentences, &candidates)
+    }
+
+    #[test]
+    fn a_shortened_sentence_restates_it() {
+        let page = ["Less than half of homeowners offer their builder a hot drink, the survey by the FMB found."];
+        let a = check("Less than half of homeowners offer their builder a drink.", &page);
+        assert!(a.restates(usize::MAX), "{a:?}");
+        assert_eq!(a.runs.len(), 1);
+    }
+
+    #[test]
+    fn two_sentences_joined_restate_them() {
+        let page = ["River otters were seen near the old mill last week.", "The sighting is the first in forty years."];
+        let a = check("River otters were seen near the mill, the first sighting in forty years.", &page);
+        assert!(a.restates(usize::MAX), "{a:?}");
+        assert_eq!(a.runs.len(), 2);
+        // Neighbours swapped ("the first sighting") stay one run; who did what swapped does not.
+        let page = ["Homeowners rarely offer their builder a drink."];
+        assert_eq!(check("Homeowners rarely offer a drink to their builder.", &page).runs.len(), 1);
+        assert!(check("Builders rarely offer their homeowner a drink.", &page).runs.len() > 1);
+    }
+
+    #[test]
+    fn roles_swapped_do_not_restate() {
+        let page = [
+            "Less than half of homeowners offer their builder a hot drink, the survey by the FMB found.",
+            "Building companies across the country took part.",
+        ];
+        let a = check("Less than half of building companies aren't offering a hot drink to homeowners.", &page);
+        assert!(!a.restates(usize::MAX), "{a:?}");
+    }
+
+    #[test]
+    fn a_word_the_page_does_not_say_there_is_missing() {
+        let page = ["Māori tribes have turned to an expert on marine stranding after whale strandings."];
+        let a = check("Māori tribes' fear of whale strandings and their expert on marine stranding.", &page);
+        assert_eq!(a.missing, vec!["fear".to_string()]);
+        assert!(!a.restates(usize::MAX));
+    }
+
+    #[test]
+    fn words_plucked_from_far_apart_do_not_restate() {
+        let page = [
+            "The collection includes a 20th-century example of neon signs made by hand in the city.",
+            "Letters in all caps and dashes were common then.",
+            "De Miranda's introduction sets out the modern ambitions of the makers.",
+        ];
+        let a = check(
+            "A 20th-century example of modern ambitions is re-created with all caps and dashes in de Miranda's introduction.",
+            &page,
+        );
+        assert!(!a.restates(usize::MAX), "{a:?}");
+    }
+
+    #[test]
+    fn a_word_far_past_the_last_one_starts_a_new_run() {
+        let page = ["Otters eat fish, crabs, frogs, birds, eggs, insects, worms and plants in winter."];
+        // "otters … winter" skips more than the allowed gap inside the sentence.
+        assert_eq!(check("Otters eat in winter.", &page).runs.len(), 2);
+        assert_eq!(check("Otters eat fish and crabs.", &page).runs.len(), 1);
+    }
+
+    #[test]
+    fn a_sentence_read_again_out_of_order_does_not_restate() {
+        let page = ["A flaw in Minecraft lets anyone crash a server, according to a programmer who has released code."];
+        let a = check("A programmer has released a flaw in Minecraft that lets anyone crash a server.", &page);
+        assert!(a.revisits(), "{a:?}");
+        assert!(!a.restates(usize::MAX));
+        assert!(
+            check("A flaw in Minecraft lets anyone crash a server, a programmer says.", &page).restates(usize::MAX)
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! The grounding gate on sentences SmolLM2-135M really wrote about real pages, each read and
+//! labelled by hand against its page: the gate must refuse every sentence the page does not
+//! support in meaning (roles swapped, a word added, a compound the page never writes, words
+//! picked from far apart, a stutter), and must still release faithful ones (a gate that refuses
+//! everything would pass the first half alone).
+//!
+//! The sentences come from `cargo xtask bench quality` runs (`LAIKA_DEBUG=1`, the verdicts in
+//! `llm.jsonl`) and from `laika-host summarize` on Readability pages outside the bench list; the
+//! pages are read from `shared/corpora` (dev splits only), never copied here.
+
+use flate2::read::GzDecoder;
+use laika_shared::grounding::{self, PageIndex};
+use laika_shared::html::HtmlDom;
+use laika_shared::observe::{ObserveOptions, observe};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+fn corpora() -> PathBuf {
+    std::env::var_os("LAIKA_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+}
+
+/// The page as the summary service grounds against it: observed text and comments, with the title.
+fn page(name: &str) -> PageIndex {
+    let corpora = corpora();
+    let (path, url) = match name.strip_prefix("wcxb-") {
+        Some(id) => (corpora.join(format!("wcxb/dev/html/{id}.html.gz")), format!("https://wcxb.example/{id}")),
+        None => {
+            let name = name.strip_prefix("readability-").unwrap_or(name);
+            (corpora.join(format!("readability/{name}/source.html")), format!("https://readability.example/{name}"))
+        }
+    };
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut html = String::new();
+    if path.extension().is_some_and(|e| e == "gz") {
+        GzDecoder::new(file).read_to_string(&mut html).unwrap();
+    } else {
+        std::io::BufReader::new(file).read_to_string(&mut html).unwrap();
+    }
+    let observation = observe(&HtmlDom::parse(&html), &url, &ObserveOptions::unbounded());
+    PageIndex::with_title(&grounding::page_corpus(&observation), &observation.title)
+}
+
+/// (page, sentence the model wrote, why it is not what the page says)
+const UNFAITHFUL: &[(&str, &str, &str)] = &[
+    (
+        "wcxb-0457",
+        "Less than half of building companies aren’t offering a hot drink to homeowners.",
+        "roles swapped: the page's homeowners don't offer their builder a drink",
+    ),
+    ("wcxb-0588", "Full-grain, sustainably sourced, and patina-free.", "the leather develops a patina"),
+    (
+        "wcxb-3036",
+        "Sociallyin is a social-innovative agency specializing in creative strategy and content production.",
+        "the page says social-first",
+    ),
+    (
+        "readability-wikia",
+        "The Star Wars saga is set to be re-released for 40 years to celebrate its 40th anniversary.",
+        "re-released for its 40th anniversary, not for 40 years",
+    ),
+    (
+        "readability-citylab-1",
+        "A 20th-century example of modern ambitions is re-created with all caps and dashes in de Miranda’s introduction.",
+        "words from across the page, a claim it never makes",
+    ),
+    (
+        "readability-guardian-1",
+        "Māori tribes' fear of whale strandings and their expert on marine stranding.",
+        "nobody's fear is told of",
+    ),
+    (
+        "readability-ars-1",
+        "A computer programmer has released a flaw in Minecraft that makes it easy for anyone to crash servers, according to a code that exploits a vulnerability.",
+        "the programmer released code exploiting the flaw, not the flaw",
+    ),
+    ("wcxb-1066", "Catering Tips is a delightful and delightful service!", "a stutter, and no such claim"),
+    ("wcxb-4680", "The best board games are also also some of the best games for all time for all.", "a stutter"),
+];
+
+/// (page, sentence the model wrote) that say what the page says. The check's price, not listed
+/// here because it refuses them: faithful gists assembled from words scattered over the page and
+/// its title, such as wcxb-2827's "A Linux script that can join files and devices together in
+/// linear mode." and wcxb-4439's "A guide on how to build an AI news agent that can keep up with
+/// AI news." (three runs, two of them lone words).
+const FAITHFUL: &[(&str, &str)] = &[
+    (
+        "readability-bbc-1",
+        "President Barack Obama has admitted his failure to pass gun laws is his biggest frustration.",
+    ),
+    (
+        "readability-wapo-1",
+        "The Tunisians accuse political Islamists of having been slow to address the growing danger of terrorism.",
+    ),
+    (
+        "wcxb-0278",
+        "A mobile app refers to software applications developed for smartphones that offer various functions.",
+    ),
+    ("wcxb-0167", "Bootcamps provide flexible learning and job guarantees to tech professionals."),
+    ("wcxb-3023", "The Moray Driver Kit is an ideal everyday carry toolkit."),
+];
+
+#[test]
+fn sentences_the_page_does_not_support_are_refused() {
+    let mut admitted = Vec::new();
+    for (name, claim, why) in UNFAITHFUL {
+        if let Ok(support) = page(name).check(claim) {
+            admitted.push(format!("{name}: {claim:?} ({why}) was released, cited to {:?}", support.sentence.text));
+        }
+    }
+    assert!(admitted.is_empty(), "{}", admitted.join("\n"));
+}
+
+#[test]
+fn faithful_sentences_are_released() {
+    let mut refused = Vec::new();
+    for (name, claim) in FAITHFUL {
+        if let Err(rejection) = page(name).check(claim) {
+            refused.push(format!("{name}: {claim:?} was refused: {rejection:?}"));
+        }
+    }
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+}
