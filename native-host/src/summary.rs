@@ -651,8 +651,16 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
-        let on_question =
-            |text: &str| about.is_none_or(|words| grounding::content_words(text).iter().any(|w| words.contains(w)));
+        // An answer keeps only the clauses that answer the question; a shorter head is checked
+        // again on its own.
+        let on_question = |index: &PageIndex, text: String, support: grounding::Support| match about {
+            None => Ok((text, support)),
+            Some(focus) => match grounding::text::answering_head(&text, focus) {
+                None => Err(grounding::Rejection::OffQuestion),
+                Some(head) if head == text => Ok((text, support)),
+                Some(head) => index.check(&head).map(|support| (head, support)),
+            },
+        };
         let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();
         let mut sink = |piece: &str| {
@@ -672,9 +680,10 @@ async fn ask(
             // The last sentence is complete only when it ended on its own, with a full stop.
             let complete = i + 1 < sentences.len()
                 || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
-            let verdict = writer.index.check_or_trim(&claim, complete).and_then(|(text, support)| {
-                if on_question(&text) { Ok((text, support)) } else { Err(grounding::Rejection::OffQuestion) }
-            });
+            let verdict = writer
+                .index
+                .check_or_trim(&claim, complete)
+                .and_then(|(text, support)| on_question(&writer.index, text, support));
             if deps.debug.enabled() {
                 let mut event = json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) });
                 // The page sentences the claim was aligned to are page text: logged only when
@@ -974,6 +983,19 @@ mod tests {
             state.text
         );
         assert!(prompts[0].contains("Question: Who cleaned the river banks?"), "{}", prompts[0]);
+
+        // A joined clause that answers something else is cut away; the head is checked alone.
+        let (state, _) = run_with(
+            &[
+                "Local groups have cleaned the river banks every spring since 2015, and volunteers counted five otters along a two-mile stretch.",
+            ],
+            Some("Who cleaned the river banks?"),
+        );
+        assert!(
+            state.text.contains("Answer: Local groups have cleaned the river banks every spring since 2015. [1]\n"),
+            "{}",
+            state.text
+        );
 
         // True of the page but no answer to the question: not shown, and the notice says so.
         let (state, _) = run_with(

@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
-use super::words::{ENGLISH_STOPWORD_SHARE_MIN, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS, STOPWORDS};
+use super::words::{
+    ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS, STOPWORDS,
+};
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +146,31 @@ pub fn question_focus(question: &str) -> HashSet<String> {
     let focus: HashSet<String> =
         all.iter().filter(|w| !names.contains(*w) && !QUESTION_VERBS.contains(&w.as_str())).cloned().collect();
     if focus.is_empty() { all } else { focus }
+}
+
+/// The part of a model's answer that answers the question: its clauses joined by
+/// [`JOINED_CLAUSES`] must each share a word with `focus` ([`question_focus`]), and the answer is
+/// cut, with a full stop, before the first that does not. `None` when the first shares none.
+pub fn answering_head(answer: &str, focus: &HashSet<String>) -> Option<String> {
+    let lower = answer.to_lowercase();
+    let mut cuts: Vec<usize> =
+        JOINED_CLAUSES.iter().flat_map(|j| lower.match_indices(j).map(|(i, _)| i).collect::<Vec<_>>()).collect();
+    cuts.retain(|&i| answer.is_char_boundary(i));
+    cuts.sort_unstable();
+    cuts.push(answer.len());
+    let answers = |clause: &str| content_words(clause).iter().any(|w| focus.contains(w));
+    let mut start = 0;
+    for (n, &end) in cuts.iter().enumerate() {
+        if !answers(&answer[start..end]) {
+            if n == 0 {
+                return None;
+            }
+            let head = answer[..start].trim_end_matches([',', ';', ' ']);
+            return Some(format!("{head}."));
+        }
+        start = end;
+    }
+    Some(answer.to_string())
 }
 
 /// Normalised content words: three characters or more (or any number), no stopwords, no words
@@ -304,6 +331,22 @@ mod tests {
         assert_eq!(focus, ["race", "relation"].iter().map(|w| w.to_string()).collect());
         // Only a name to ask about: the name is the focus.
         assert_eq!(question_focus("Who is Ada Lovelace?"), ["ada", "lovelace"].iter().map(|w| w.to_string()).collect());
+    }
+
+    #[test]
+    fn an_answer_is_cut_before_a_joined_clause_that_answers_something_else() {
+        let focus = question_focus("What did Obama say about race relations?");
+        assert_eq!(
+            answering_head(
+                "Obama said race relations have improved during his presidency, and he is confident Iran will be passed by Congress.",
+                &focus
+            )
+            .as_deref(),
+            Some("Obama said race relations have improved during his presidency.")
+        );
+        let whole = "Obama said race relations have improved, but that concerns about race are legitimate.";
+        assert_eq!(answering_head(whole, &focus).as_deref(), Some(whole));
+        assert_eq!(answering_head("Obama has been speaking at a White House interview.", &focus), None);
     }
 
     #[test]

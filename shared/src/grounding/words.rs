@@ -606,6 +606,11 @@ pub const DANGLING_ENDINGS: &[&str] = &[
 /// "Yoga & Pilates & Yoga"): the model copying a word it has just written.
 pub const STUTTER_JOINERS: &[&str] = &["and", "or", "&"];
 
+/// Where an answer joins a second claim to its first: each joined clause must answer the
+/// question too, or the answer is cut before it (bbc-1's "Obama said race relations have
+/// improved during his presidency, and he is confident Iran will be passed by Congress").
+pub const JOINED_CLAUSES: &[&str] = &[", and ", "; ", ", but ", ", while ", ", so ", ", yet "];
+
 /// A model sentence restates the page when its content words, read in order, fall into at most
 /// this many runs, each in one page sentence's own order (`grounding/align.rs`): one sentence
 /// shortened, or two joined. Set on the 40 dev pages of `cargo xtask bench quality`, reading the
