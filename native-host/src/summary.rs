@@ -654,7 +654,8 @@ async fn ask(
         // An answer keeps only the clauses that answer the question; a shorter head is checked
         // again on its own.
         let on_question = |index: &PageIndex, text: String, support: grounding::Support| match about {
-            None => Ok((text, support)),
+            // A summary line is read on its own: it must name what it is about.
+            None => grounding::anchored(&text).map(|()| (text, support)),
             Some(focus) => match grounding::text::answering_head(&text, focus) {
                 None => Err(grounding::Rejection::OffQuestion),
                 Some(head) if head == text => Ok((text, support)),

@@ -14,6 +14,7 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS,
     IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES,
     MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES,
+    UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -85,6 +86,9 @@ pub enum Rejection {
     Recombined {
         runs: usize,
     },
+    /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
+    /// points at nothing the reader has.
+    Unanchored,
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -110,6 +114,7 @@ impl Rejection {
             Rejection::OffQuestion => "off_question",
             Rejection::NovelWord { .. } => "novel_word",
             Rejection::Recombined { .. } => "recombined",
+            Rejection::Unanchored => "unanchored",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -396,6 +401,18 @@ impl PageIndex {
         }
         Err(rejection)
     }
+}
+
+/// Whether a line shown on its own (a summary's gist or part line, not an answer to a question
+/// that names its subject) says what it is about: it may not open with a pronoun
+/// ([`UNANCHORED_OPENERS`]).
+pub fn anchored(claim: &str) -> Result<(), Rejection> {
+    let first = claim
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+    if UNANCHORED_OPENERS.contains(&first.to_lowercase().as_str()) { Err(Rejection::Unanchored) } else { Ok(()) }
 }
 
 /// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
@@ -692,6 +709,14 @@ mod tests {
         // Never down to nothing, and not a sentence that only starts like one.
         assert_eq!(clean_claim("This is about."), "This is about.");
         assert_eq!(clean_claim("It stated the obvious."), "It stated the obvious.");
+    }
+
+    #[test]
+    fn a_line_shown_on_its_own_names_its_subject() {
+        assert_eq!(anchored("They learn by watching their mothers."), Err(Rejection::Unanchored));
+        assert_eq!(anchored("It’s the only camera that protects packages."), Err(Rejection::Unanchored));
+        assert_eq!(anchored("Young otters learn by watching their mothers."), Ok(()));
+        assert_eq!(anchored("Items ship free."), Ok(()));
     }
 
     #[test]

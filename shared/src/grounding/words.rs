@@ -606,6 +606,13 @@ pub const DANGLING_ENDINGS: &[&str] = &[
 /// "Yoga & Pilates & Yoga"): the model copying a word it has just written.
 pub const STUTTER_JOINERS: &[&str] = &["and", "or", "&"];
 
+/// Pronouns a summary line cannot open with: shown on its own ("In short: They learn by
+/// watching their mothers"), it points at nothing the reader has. SmolLM2-135M's gists on the
+/// dev pages and the end-to-end page; an answer may use them (the question names the subject).
+/// Not "this": "This is a Linux script to join files …" points at the page itself.
+pub const UNANCHORED_OPENERS: &[&str] =
+    &["he", "she", "it", "it's", "it’s", "they", "they're", "they’re", "its", "their", "his", "her"];
+
 /// Where an answer joins a second claim to its first: each joined clause must answer the
 /// question too, or the answer is cut before it (bbc-1's "Obama said race relations have
 /// improved during his presidency, and he is confident Iran will be passed by Congress").
