@@ -387,15 +387,17 @@ async fn summary(
         let shorten_from = questions.len();
         questions.push(prompt::SHORTEN_QUESTION.to_string());
         let point_passages: Vec<String> = points.iter().map(|&i| sentences[i].text.clone()).collect();
-        let central: Vec<String> = grounding::key_points(&sentences, &observation.title, 1)
-            .iter()
-            .map(|&i| sentences[i].text.clone())
-            .collect();
         for (i, question) in questions.iter().enumerate() {
             if gist.len() >= 2 || job.cancel.is_cancelled() || (i >= fallback_from && !gist.is_empty()) {
                 break;
             }
+            // Ranked only when the page gets that far.
+            let central: Vec<String>;
             let read = if i >= shorten_from {
+                central = grounding::key_points(&sentences, &observation.title, 1)
+                    .iter()
+                    .map(|&s| sentences[s].text.clone())
+                    .collect();
                 &central
             } else if i >= fallback_from {
                 &point_passages
@@ -651,9 +653,10 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
-        // An answer keeps only the clauses that answer the question; a shorter head is checked
-        // again on its own.
-        let on_question = |index: &PageIndex, text: String, support: grounding::Support| match about {
+        // What the request asks of a sentence beyond the gate: a summary line names its subject;
+        // an answer keeps only the clauses that answer the question (a shorter head is checked
+        // again on its own).
+        let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match about {
             // A summary line is read on its own: it must name what it is about.
             None => grounding::anchored(&text).map(|()| (text, support)),
             Some(focus) => match grounding::text::answering_head(&text, focus) {
@@ -684,7 +687,7 @@ async fn ask(
             let verdict = writer
                 .index
                 .check_or_trim(&claim, complete)
-                .and_then(|(text, support)| on_question(&writer.index, text, support));
+                .and_then(|(text, support)| fits_request(&writer.index, text, support));
             if deps.debug.enabled() {
                 let mut event = json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) });
                 // The page sentences the claim was aligned to are page text: logged only when

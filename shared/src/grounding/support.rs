@@ -202,8 +202,9 @@ impl PageIndex {
         if guard::has_loop(claim) || guard::has_garbage(claim) {
             return Err(Rejection::Loop);
         }
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        for word in text::content_words(claim) {
+        let claim_words = text::content_words(claim);
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for word in &claim_words {
             *counts.entry(word).or_default() += 1;
         }
         if counts.values().any(|&n| n > MAX_WORD_REPEATS) || stutters(claim) {
@@ -252,7 +253,7 @@ impl PageIndex {
         {
             return Err(Rejection::NovelWord { word: compound });
         }
-        let words: HashSet<String> = text::content_words(claim).into_iter().collect();
+        let words: HashSet<String> = claim_words.iter().cloned().collect();
         if words.len() < MIN_CONTENT_WORDS {
             return Err(Rejection::TooShort);
         }
@@ -278,7 +279,7 @@ impl PageIndex {
                     return Err(Rejection::NovelQualifier { word });
                 }
                 // And its words must be joined as the page joins them.
-                let alignment = self.align(claim);
+                let alignment = self.align_words(&claim_words);
                 if let Some(word) = alignment.missing.first() {
                     return Err(Rejection::NovelWord { word: word.clone() });
                 }
@@ -296,13 +297,17 @@ impl PageIndex {
     /// How `claim`'s content words line up with the page's sentences (and the title, the last
     /// sequence when the index has one).
     pub fn align(&self, claim: &str) -> align::Alignment {
-        let claim_words = text::content_words(claim);
+        self.align_words(&text::content_words(claim))
+    }
+
+    /// [`PageIndex::align`] for a claim's content words, in order.
+    fn align_words(&self, claim_words: &[String]) -> align::Alignment {
         let mut candidates: Vec<usize> =
             claim_words.iter().flat_map(|w| self.postings.get(w).into_iter().flatten().copied()).collect();
         candidates.extend(self.sentences.len()..self.sequences.len());
         candidates.sort_unstable();
         candidates.dedup();
-        align::align(&claim_words, &self.sequences, &candidates)
+        align::align(claim_words, &self.sequences, &candidates)
     }
 
     /// The text of an aligned run's sentence (the title when it is past the page's sentences).
@@ -372,15 +377,8 @@ impl PageIndex {
             Ok(_) => Rejection::Unsupported { support: 0.0, page_support: 0.0 },
             Err(rejection) => rejection,
         };
-        let lower = claim.to_lowercase();
-        let mut cuts: Vec<usize> = CLAUSE_BREAKS
-            .iter()
-            .flat_map(|b| lower.match_indices(b).map(|(i, _)| i).collect::<Vec<_>>())
-            .filter(|&i| claim.is_char_boundary(i))
-            .collect();
-        cuts.sort_unstable_by(|a, b| b.cmp(a));
-        cuts.dedup();
-        for cut in cuts {
+        // Longest head first.
+        for cut in text::cut_points(claim, CLAUSE_BREAKS).into_iter().rev() {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':', '-', '–', '—']).trim_end();
             // "… camera designed" is no sentence: a head may not end on a participle waiting
             // for its "by" or "with".

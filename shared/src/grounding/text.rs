@@ -148,15 +148,25 @@ pub fn question_focus(question: &str) -> HashSet<String> {
     if focus.is_empty() { all } else { focus }
 }
 
+/// Where `text` may be cut: the byte offsets at which one of `marks` (lower-case, matched
+/// ignoring case) begins, in order, each once.
+pub fn cut_points(text: &str, marks: &[&str]) -> Vec<usize> {
+    let lower = text.to_lowercase();
+    let mut cuts: Vec<usize> = marks
+        .iter()
+        .flat_map(|m| lower.match_indices(m).map(|(i, _)| i).collect::<Vec<_>>())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
 /// The part of a model's answer that answers the question: its clauses joined by
 /// [`JOINED_CLAUSES`] must each share a word with `focus` ([`question_focus`]), and the answer is
 /// cut, with a full stop, before the first that does not. `None` when the first shares none.
 pub fn answering_head(answer: &str, focus: &HashSet<String>) -> Option<String> {
-    let lower = answer.to_lowercase();
-    let mut cuts: Vec<usize> =
-        JOINED_CLAUSES.iter().flat_map(|j| lower.match_indices(j).map(|(i, _)| i).collect::<Vec<_>>()).collect();
-    cuts.retain(|&i| answer.is_char_boundary(i));
-    cuts.sort_unstable();
+    let mut cuts = cut_points(answer, JOINED_CLAUSES);
     cuts.push(answer.len());
     let answers = |clause: &str| content_words(clause).iter().any(|w| focus.contains(w));
     let mut start = 0;
