@@ -75,6 +75,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "A computer programmer has released a flaw in Minecraft that makes it easy for anyone to crash servers, according to a code that exploits a vulnerability.",
         "the programmer released code exploiting the flaw, not the flaw",
     ),
+    (
+        "readability-webmd-1",
+        "Life-threatening peanut allergies: Babies who eat peanuts may have been on the rise, with little hope for cure.",
+        "the allergies have been on the rise, not babies who eat peanuts",
+    ),
     ("wcxb-1066", "Catering Tips is a delightful and delightful service!", "a stutter, and no such claim"),
     ("wcxb-4680", "The best board games are also also some of the best games for all time for all.", "a stutter"),
 ];

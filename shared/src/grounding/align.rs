@@ -12,8 +12,8 @@
 //! - read in order, the claim's content words fall into at most [`ALIGN_MAX_RUNS`] runs, each a
 //!   subsequence of one page sentence (or the title) in that sentence's own order, skipping at
 //!   most [`ALIGN_MAX_GAP`] of its content words between two of the run's words;
-//! - no run goes back into a sentence an earlier run read past (its pieces put in another
-//!   order);
+//! - no run goes back into a sentence an earlier run came from (its pieces put in another
+//!   order, or another sentence's words spliced into its middle);
 //! - at most [`ALIGN_MAX_SINGLE_RUNS`] run is a lone word (a word plucked from elsewhere is how
 //!   "you shouldn't use metal utensils" becomes "the need to use metal utensils"), and one run of
 //!   two words or more stands in a page sentence, not only in the title.
@@ -59,12 +59,21 @@ impl Alignment {
             && !self.revisits()
     }
 
-    /// Whether a later run goes back into a sentence an earlier run already read past: the
-    /// sentence's pieces put in another order ("a programmer has released a flaw in Minecraft"
-    /// from "a flaw in Minecraft …, according to a programmer who has released code").
+    /// Whether a later run goes back into a sentence an earlier run came from, either before
+    /// where that run ended (the sentence's pieces put in another order: "a programmer has
+    /// released a flaw in Minecraft" from "a flaw in Minecraft …, according to a programmer who
+    /// has released code") or past words of another sentence spliced into its middle ("Life-
+    /// threatening peanut allergies: babies who eat peanuts may have been on the rise" where the
+    /// allergies have been on the rise). A lone word between is a word swapped for the page's
+    /// ("slow to address" for "slow to respond"), which the one lone run allowed already bounds.
     pub fn revisits(&self) -> bool {
         self.runs.iter().enumerate().any(|(i, earlier)| {
-            self.runs[i + 1..].iter().any(|later| later.sentence == earlier.sentence && later.first <= earlier.last)
+            self.runs[i + 1..].iter().enumerate().any(|(k, later)| {
+                let between = &self.runs[i + 1..i + 1 + k];
+                later.sentence == earlier.sentence
+                    && (later.first <= earlier.last
+                        || between.iter().any(|r| r.sentence != earlier.sentence && r.words >= 2))
+            })
         })
     }
 
@@ -221,5 +230,16 @@ mod tests {
         assert!(
             check("A flaw in Minecraft lets anyone crash a server, a programmer says.", &page).restates(usize::MAX)
         );
+        // Another sentence's words spliced into the middle of one.
+        let page = [
+            "Peanut allergies have been on the rise in the past decade, with little hope for a cure.",
+            "Babies who eat peanuts early are less likely to become allergic.",
+        ];
+        let a = check(
+            "Peanut allergies: babies who eat peanuts have been on the rise, with little hope for a cure.",
+            &page,
+        );
+        assert!(a.revisits(), "{a:?}");
+        assert!(check("Peanut allergies have been on the rise, and babies who eat peanuts early are less likely to become allergic.", &page).restates(usize::MAX));
     }
 }
