@@ -1,9 +1,11 @@
 //! `cargo xtask bench weight [--tabs N] [--runs R] [--page FILE]`: what Laika costs a browser it is
 //! installed in. Builds the extension as shipped (`dist/chrome`), then `tests/e2e/weight.mjs`
 //! opens N tabs (default 10) of a corpus page in Debian Chromium without the extension, with it
-//! loaded but unused, and with it used in one tab, and reports the browser's RSS and PSS (its
-//! whole process tree) and the tabs' JS heap, R runs each (default 2; medians). Targets (issue
-//! #25): loaded but unused within 2 MB a tab of no extension; used in one tab ≤ 30 MB; no Laika
+//! loaded but unused, with it loaded and one empty extension page open (the floor: Chromium gives
+//! any extension page a renderer process, whatever it holds), and with it used in one tab, and
+//! reports the browser's RSS and PSS (its whole process tree) and the tabs' JS heap, R runs each
+//! (default 2; medians). Targets (issue #25): loaded but unused within 2 MB a tab of no
+//! extension; used in one tab ≤ 30 MB (reported beside the floor, which it includes); no Laika
 //! code in a tab it was never asked about. Writes `target/bench/weight.json`.
 
 use anyhow::{Result, bail};
