@@ -11,10 +11,10 @@ use super::align;
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS,
-    IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES,
-    MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES,
-    UNANCHORED_OPENERS,
+    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON,
+    GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
+    META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
+    SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -207,10 +207,11 @@ impl PageIndex {
         for word in &claim_words {
             *counts.entry(word).or_default() += 1;
         }
-        if counts.values().any(|&n| n > MAX_WORD_REPEATS) || stutters(claim) {
+        let short_repeat = claim_words.len() <= SHORT_LINE_CONTENT_WORDS && counts.values().any(|&n| n > 1);
+        if counts.values().any(|&n| n > MAX_WORD_REPEATS) || short_repeat || stutters(claim) || circular(&lower) {
             return Err(Rejection::Loop);
         }
-        if claim.ends_with('?') {
+        if claim.ends_with('?') || QUESTION_OPENERS.iter().any(|q| lower.starts_with(&format!("{q} "))) {
             return Err(Rejection::Question);
         }
         if claim.ends_with('!') {
@@ -392,7 +393,9 @@ impl PageIndex {
                 continue;
             }
             // Cleaned again: a quotation the cut left open is no longer the model's quote.
-            let head = clean_claim(&format!("{head}."));
+            // A head ending on an abbreviation's point ("in the U.S.") has its full stop already.
+            let stop = if head.ends_with('.') { "" } else { "." };
+            let head = clean_claim(&format!("{head}{stop}"));
             if let Ok(support) = self.check(&head) {
                 return Ok((head, support));
             }
@@ -450,6 +453,19 @@ fn stutters(claim: &str) -> bool {
     let word = |w: &String| w.chars().any(char::is_alphabetic);
     words.windows(2).any(|p| word(&p[0]) && p[0] == p[1])
         || words.windows(3).any(|t| word(&t[0]) && t[0] == t[2] && STUTTER_JOINERS.contains(&t[1].as_str()))
+}
+
+/// Whether a line defines its subject by itself: the complement after its first copula opens with
+/// two of the subject's content words ([`COPULAS`]).
+fn circular(lower: &str) -> bool {
+    let Some((subject, complement)) =
+        COPULAS.iter().filter_map(|c| lower.split_once(c)).min_by_key(|(subject, _)| subject.len())
+    else {
+        return false;
+    };
+    let subject = text::content_words(subject);
+    let complement = text::content_words(complement);
+    complement.len() >= 2 && complement[..2].iter().all(|w| subject.contains(w))
 }
 
 /// Whether a sentence ends on a bare number after a list's separator ("… light and sound; 2."):
@@ -622,6 +638,15 @@ mod tests {
         assert_eq!(index().check("Clean and clean water is what otters need to survive."), Err(Rejection::Loop));
         // A loop spread out over the sentence.
         assert_eq!(index().check("River otters need river water near the old river mill."), Err(Rejection::Loop));
+        // A short line saying a word twice, and a line defining its subject by itself.
+        assert_eq!(index().check("Otters count otters along the river."), Err(Rejection::Loop));
+        assert_eq!(index().check("River otters are river otters that need clean water."), Err(Rejection::Loop));
+        // A longer line may use a word twice.
+        assert!(
+            index()
+                .check("Local groups cleaned the river banks since 2015, said Maria Lopez of the River Trust.")
+                .is_ok()
+        );
         // Still about the text once its opener is gone.
         assert_eq!(
             index().check("The text is a guide on river otters and clean water."),
@@ -704,6 +729,8 @@ mod tests {
         assert_eq!(clean_claim("This is about a river with otters."), "A river with otters.");
         assert_eq!(clean_claim("The text says, \"Otters swim.\""), "\"Otters swim.\"");
         assert_eq!(clean_claim("This post describes the otters."), "The otters.");
+        assert_eq!(clean_claim("This is a summary of the otters' return."), "The otters' return.");
+        assert_eq!(clean_claim("The text provides evidence that otters need clean water."), "Otters need clean water.");
         // Never down to nothing, and not a sentence that only starts like one.
         assert_eq!(clean_claim("This is about."), "This is about.");
         assert_eq!(clean_claim("It stated the obvious."), "It stated the obvious.");
@@ -720,7 +747,15 @@ mod tests {
     #[test]
     fn questions_and_unfinished_sentences_are_dropped() {
         assert_eq!(index().check("Why did volunteers count five otters along the river?"), Err(Rejection::Question));
+        // A question without its mark.
+        assert_eq!(index().check("Did volunteers count five otters along the river."), Err(Rejection::Question));
+        assert_eq!(
+            index().check("What are otters: volunteers counted five along a two-mile stretch."),
+            Err(Rejection::Question)
+        );
         assert_eq!(index().check("Volunteers counted five otters (along the river."), Err(Rejection::Fragment));
+        // A demonstrative left without its noun.
+        assert_eq!(index().check("Volunteers counted five otters along those."), Err(Rejection::Fragment));
         assert_eq!(index().check("Volunteers counted five otters along the river –."), Err(Rejection::Fragment));
         assert_eq!(index().check("Volunteers counted \"five otters along the river."), Err(Rejection::Fragment));
         assert!(index().check("Volunteers counted five otters (along the river).").is_ok());
@@ -737,6 +772,17 @@ mod tests {
         assert_eq!(index().check("We counted five otters along the river."), Err(Rejection::FirstPerson));
         assert_eq!(index().check("Volunteers counted five otters along the river!"), Err(Rejection::Exclamation));
         assert_eq!(index().check("Volunteers counted five otters along my river."), Err(Rejection::FirstPerson));
+        // A head ending on an abbreviation keeps its one full stop.
+        assert_eq!(
+            PageIndex::new("Volunteers counted five river otters across the U.S. last week.")
+                .check_or_trim(
+                    "Volunteers counted five river otters across the U.S., with whales singing loudly offshore all winter.",
+                    true
+                )
+                .unwrap()
+                .0,
+            "Volunteers counted five river otters across the U.S."
+        );
         // A cut head loses the dash it ended on.
         assert_eq!(
             index()

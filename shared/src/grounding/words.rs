@@ -380,8 +380,20 @@ pub const META_OPENER_SUBJECTS: &[&str] = &[
 
 /// What a small model says the text does before it says what the text says, longest first so
 /// "is about how" wins over "is about". From SmolLM2-135M's gists on the dev pages ("The text is
-/// discussing how building companies …", "The text says, …", "This text describes …").
+/// discussing how building companies …", "The text says, …", "This text describes …"; "This is a
+/// summary of the coding bootcamp industry's growth …", "The text provides evidence that …").
 pub const META_OPENER_VERBS: &[&str] = &[
+    "provides a summary and analysis of",
+    "provides a summary of",
+    "provides an analysis of",
+    "provides an overview of",
+    "gives an overview of",
+    "provides evidence that",
+    "provides details about",
+    "provides details on",
+    "is a summary of",
+    "is an analysis of",
+    "is an overview of",
     "provides information about",
     "provides information on",
     "is a discussion about",
@@ -600,7 +612,31 @@ pub const QUESTION_VERBS: &[&str] = &[
 pub const DANGLING_ENDINGS: &[&str] = &[
     "and", "or", "but", "nor", "so", "yet", "in", "of", "to", "with", "for", "from", "by", "at", "on", "as", "into",
     "the", "a", "an", "that", "which", "who", "whose", "than", "like", "such",
+    // A demonstrative with its noun cut off ("The scholarship options are also legit to those.",
+    // wcxb-0167's gist).
+    "those", "these",
 ];
+
+/// Openers of a question its writer left without a question mark ("Is location important for
+/// web hosting services.", "What is a Mobile App: A software application.", SmolLM2-135M's gists
+/// on wcxb-0533 and wcxb-0278): a summary states. Not "how to", which names a topic ("How to
+/// become a freelance web designer").
+pub const QUESTION_OPENERS: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will", "why", "what is",
+    "what are", "what's", "who is", "who are", "how do", "how does", "how can", "how is", "how are", "where is",
+    "which is",
+];
+
+/// A line with at most this many content words that uses one of them twice says it twice
+/// ("Review of Apple iPad 11 inch Review.", wcxb-0519's gist): in a line that short no second
+/// use adds anything. Longer lines may contrast with a repeat ("in-state students pay …,
+/// out-of-state students pay …").
+pub const SHORT_LINE_CONTENT_WORDS: usize = 6;
+
+/// Where a line says what its subject is: a complement opening with two of the subject's own
+/// content words defines the subject by itself ("The Smart Video Doorbell Camera Pro is a smart
+/// video doorbell camera.", wcxb-4263's gist).
+pub const COPULAS: &[&str] = &[" is ", " are ", " was ", " were "];
 
 /// Words that join two of the same word into a stutter ("a delightful and delightful service",
 /// "Yoga & Pilates & Yoga"): the model copying a word it has just written.
