@@ -30,6 +30,9 @@ pub fn data_dir() -> PathBuf {
 /// host built without the engine still checks its configuration the same way).
 pub const PRECISIONS: [&str; 4] = ["q8", "f32", "f32quantised", "auto"];
 
+/// The daemon's default port: unassigned by IANA, and not a common development server's.
+pub const DEFAULT_DAEMON_PORT: u16 = 7341;
+
 /// What a user can set (`config.set`, `config.json` in the data directory).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -60,6 +63,8 @@ pub struct Config {
     /// Model sentences (the gist, part lines, answers) held to plain sentences by constrained
     /// decoding where the engine can (the embedded one); the name is older than the sentences.
     pub constrain_bullets: bool,
+    /// The loopback port `laika-host daemon` serves the Lark v1 hub on (`ws://127.0.0.1:PORT/ws`).
+    pub daemon_port: u16,
 }
 
 impl Default for Config {
@@ -82,6 +87,7 @@ impl Default for Config {
             presence_penalty: sampling.presence_penalty,
             dry_multiplier: sampling.dry_multiplier,
             constrain_bullets: true,
+            daemon_port: DEFAULT_DAEMON_PORT,
         }
     }
 }
@@ -127,6 +133,9 @@ impl Config {
         }
         if !(0.0..=2.0).contains(&updated.temperature) || !(0.0..=1.0).contains(&updated.top_p) {
             return Err("temperature is 0..=2 and top_p 0..=1".into());
+        }
+        if updated.daemon_port < 1024 {
+            return Err("daemon_port is 1024..=65535 (a port a user may listen on)".into());
         }
         *self = updated;
         Ok(())

@@ -48,6 +48,7 @@ pub mod ground;
 pub mod history;
 pub mod host;
 pub mod install;
+pub mod lark;
 pub mod models;
 pub mod plan_suite;
 pub mod prompt;

@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{api, bench, cli, host, init_logging, install, runtime, transport};
+use laika_host::{api, bench, cli, host, init_logging, install, lark, runtime, transport};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -67,6 +67,15 @@ enum Command {
     /// Register the host with the browsers (user-scope native-messaging manifests on Linux and
     /// macOS), or with `--uninstall` remove it.
     Install(install::InstallArgs),
+    /// Serve the Lark v1 hub (people and agents on one WebSocket bus) on 127.0.0.1, at
+    /// `ws://127.0.0.1:PORT/ws` (`daemon_port` in config.json unless given).
+    Daemon {
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// The Lark hub's members and channels.
+    #[command(subcommand)]
+    Lark(lark::LarkCommand),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -298,6 +307,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::History(command) => cli::history(command),
         Command::Model(command) => cli::model(command),
         Command::Install(args) => install::run(args),
+        Command::Daemon { port } => lark::daemon(port),
+        Command::Lark(command) => lark::lark(command),
         Command::Bench(args) => bench::run(args),
     }
 }

@@ -1,0 +1,24 @@
+//! The strings of the `error` and `auth.fail` frames. The first five are the spec's ("Common
+//! error cases"), word for word: clients match on them. The rest name the cases the spec leaves
+//! open, in the same style.
+
+pub const NOT_AUTHENTICATED: &str = "not authenticated";
+pub const INVALID_DATA: &str = "invalid data";
+pub const CONTENT_TOO_LONG: &str = "content too long (max 10000 characters)";
+pub const NOT_A_CHANNEL_MEMBER: &str = "not a channel member";
+pub const SUBSCRIPTION_LIMIT: &str = "subscription limit reached";
+
+/// `auth.fail`: a token that is neither a valid JWT nor a known API key (spec's example).
+pub const INVALID_CREDENTIALS: &str = "invalid credentials";
+/// `auth.fail`: no `auth.login` within the auth timeout.
+pub const AUTH_TIMEOUT: &str = "authentication timeout";
+
+pub const ALREADY_AUTHENTICATED: &str = "already authenticated";
+pub const UNKNOWN_TYPE: &str = "unknown message type";
+pub const NOT_FOUND: &str = "message not found";
+pub const NOT_AUTHOR: &str = "only the author may change a message";
+pub const NOT_AN_AGENT: &str = "only agents may do this";
+pub const INVALID_STATUS: &str = "invalid status";
+pub const RATE_LIMITED: &str = "rate limit exceeded";
+pub const FRAME_TOO_LARGE: &str = "frame too large (max 65536 bytes)";
+pub const STORE_FAILED: &str = "the server could not store this";
