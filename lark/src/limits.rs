@@ -13,6 +13,11 @@ pub const MAX_CONTENT_CHARS: usize = 10_000;
 /// Bytes in one WebSocket frame or message read (spec: "Read limit: 65,536 bytes").
 pub const MAX_FRAME_BYTES: usize = 65_536;
 
+/// The socket's read and write buffers, per connection. Not in the spec: tungstenite's default
+/// is 128 KiB each, which made an idle connection cost the daemon 146 KB (`cargo xtask bench
+/// hub`); frames are small (a chat message, a wake), and a larger one is read in several reads.
+pub const SOCKET_BUFFER_BYTES: usize = 4 * 1024;
+
 /// Frames queued for one connection before the hub drops new ones with a warning (spec: "Send
 /// buffer: 256 messages per connection").
 pub const SEND_BUFFER: usize = 256;

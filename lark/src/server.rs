@@ -11,7 +11,7 @@
 use crate::envelope::Envelope;
 use crate::errors;
 use crate::hub::{Hub, Outbound};
-use crate::limits::{Limits, MAX_FRAME_BYTES, RATE_BURST, RATE_PER_SECOND, SEND_BUFFER};
+use crate::limits::{Limits, MAX_FRAME_BYTES, RATE_BURST, RATE_PER_SECOND, SEND_BUFFER, SOCKET_BUFFER_BYTES};
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
@@ -54,6 +54,8 @@ async fn upgrade(ws: WebSocketUpgrade, headers: HeaderMap, State(shared): State<
     }
     ws.max_frame_size(MAX_FRAME_BYTES)
         .max_message_size(MAX_FRAME_BYTES)
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(SOCKET_BUFFER_BYTES)
         .on_upgrade(move |socket| connection(socket, shared))
 }
 

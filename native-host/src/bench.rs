@@ -7,6 +7,7 @@
 //!   first summary text and RSS.
 //! - `bench history [--appends N]`: appends N realistic turns (a request with a 10 KB page
 //!   document and its response) to a fresh SQLite history under the default redaction.
+//! - `bench hub [--clients N]`: the Lark hub under load (`crate::hub_bench`).
 //! - `bench prompt`: prints the summary system prompt, so that other engines can be given the
 //!   very same one.
 //!
@@ -47,6 +48,9 @@ enum BenchCommand {
     /// What the summary service shows on real pages, measured as shared/notes/quality-probe.md
     /// defines it (crate::quality).
     Quality(crate::quality::QualityArgs),
+    /// The Lark hub under load: N signed-in connections to a real `laika-host daemon`, fan-out
+    /// latency, memory per idle connection, messages per second (crate::hub_bench).
+    Hub(crate::hub_bench::HubBenchArgs),
     /// Write a copy of a GGUF with every matrix that lacks a SIMD kernel in candle re-quantised
     /// (the copy the host loaded before Q4_1 had a kernel of Laika's own; for A/B runs).
     Requantize {
@@ -117,6 +121,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         BenchCommand::Requantize { model, out, to } => requantize(&model, &out, &to),
         BenchCommand::PlanSuite(args) => crate::plan_suite::run(args),
         BenchCommand::Quality(args) => crate::quality::run(args),
+        BenchCommand::Hub(args) => crate::hub_bench::run(args, &crate::host::data_dir()),
     }
 }
 

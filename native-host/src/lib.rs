@@ -47,6 +47,7 @@ pub mod engine;
 pub mod ground;
 pub mod history;
 pub mod host;
+pub mod hub_bench;
 pub mod install;
 pub mod lark;
 pub mod models;

@@ -114,3 +114,15 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn the_hub_benchmark_runs_against_a_real_daemon() {
+    let data = std::env::temp_dir().join(format!("laika-hub-bench-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).unwrap();
+    let (code, report, stderr) = host(&data, &["bench", "hub", "--clients", "20", "--fanout-messages", "2"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["fanout_deliveries"], 40, "{report}");
+    assert_eq!(report["busy_subscribers_complete"], 20, "{report}");
+    assert!(report["idle_kb_per_connection"].as_f64().is_some_and(|kb| kb >= 0.0), "{report}");
+}

@@ -15,7 +15,8 @@
 //! size, one table ([`security`]); `cargo xtask bench quality [--quick]` measures what the
 //! summary service shows on real pages, with the default model and the extractive engine
 //! ([`quality`]); `cargo xtask bench weight [--tabs N]` what the extension costs a browser with
-//! N tabs open ([`weight`]).
+//! N tabs open ([`weight`]); `cargo xtask bench hub [--clients N]` the Lark hub under load
+//! ([`hub`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -26,6 +27,7 @@ use std::time::Instant;
 
 mod build;
 mod e2e;
+mod hub;
 mod install;
 mod perf;
 mod prereq;
@@ -354,6 +356,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("security") => return security::security(&workspace_root(), &args[1..]),
         Some("quality") => return quality::quality(&workspace_root(), &args[1..]),
         Some("weight") => return weight::weight(&workspace_root(), &args[1..]),
+        Some("hub") => return hub::hub(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));
