@@ -343,6 +343,39 @@ impl Hub {
                 self.broadcast_all(&state, &Envelope::reply(request, "approval.request", data));
                 Ok(())
             }
+            // Not in the spec, which has agents ask and leaves the answer open; the issue's: any
+            // person who may see the request decides it, the first decision wins, and everyone
+            // sees it resolved. Agents never decide: the user does.
+            "approval.decide" => {
+                if me.kind != MemberKind::Human {
+                    return Err(errors::NOT_A_PERSON);
+                }
+                let id = request.str("approval_id").ok_or(errors::INVALID_DATA)?;
+                let status = match request.str("decision") {
+                    Some("approve") => "approved",
+                    Some("deny") => "denied",
+                    _ => return Err(errors::INVALID_DATA),
+                };
+                let channel =
+                    self.store.approval_channel(id).map_err(store_failed)?.ok_or(errors::APPROVAL_NOT_FOUND)?;
+                if let Some(channel) = &channel
+                    && !self.store.is_channel_member(channel, &me.id).map_err(store_failed)?
+                {
+                    return Err(errors::NOT_A_CHANNEL_MEMBER);
+                }
+                let (approval, decided_now) = self
+                    .store
+                    .decide_approval(id, &me.id, status)
+                    .map_err(store_failed)?
+                    .ok_or(errors::APPROVAL_NOT_FOUND)?;
+                if !decided_now {
+                    return Err(errors::ALREADY_DECIDED);
+                }
+                let state = self.state();
+                let data = serde_json::to_value(&approval).unwrap_or_default();
+                self.broadcast_all(&state, &Envelope::reply(request, "approval.resolved", data));
+                Ok(())
+            }
             _ => Err(errors::UNKNOWN_TYPE),
         }
     }

@@ -75,6 +75,18 @@ pub struct Message {
     pub edited_at: Option<i64>,
 }
 
+/// An approval request as decided.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Approval {
+    pub id: String,
+    pub channel_id: Option<String>,
+    pub requester_id: String,
+    pub action: String,
+    pub status: String,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<i64>,
+}
+
 pub struct Store {
     db: Mutex<Connection>,
 }
@@ -381,6 +393,47 @@ impl Store {
             "id": id, "member_id": member_id, "type": kind, "title": title, "body": body,
             "channel_id": channel_id, "message_id": message_id, "is_read": false, "created_at": created_at,
         }))
+    }
+
+    /// Decides a pending approval request: the first decision wins (one conditional update), a
+    /// later one finds it decided. None when there is no such request.
+    pub fn decide_approval(
+        &self,
+        id: &str,
+        decided_by: &str,
+        status: &str,
+    ) -> Result<Option<(Approval, bool)>, StoreError> {
+        let db = self.db();
+        let changed = db.execute(
+            "UPDATE approvals SET status = ?2, decided_by = ?3, decided_at = ?4 WHERE id = ?1 AND status = 'pending'",
+            params![id, status, decided_by, now_ms()],
+        )?;
+        let approval = db
+            .query_row(
+                "SELECT id, channel_id, requester_id, action, status, decided_by, decided_at FROM approvals WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok(Approval {
+                        id: r.get(0)?,
+                        channel_id: r.get(1)?,
+                        requester_id: r.get(2)?,
+                        action: r.get(3)?,
+                        status: r.get(4)?,
+                        decided_by: r.get(5)?,
+                        decided_at: r.get(6)?,
+                    })
+                },
+            )
+            .optional()?;
+        Ok(approval.map(|a| (a, changed == 1)))
+    }
+
+    /// A pending request's channel, to check who may decide it (None: no such request).
+    pub fn approval_channel(&self, id: &str) -> Result<Option<Option<String>>, StoreError> {
+        Ok(self
+            .db()
+            .query_row("SELECT channel_id FROM approvals WHERE id = ?1", params![id], |r| r.get(0))
+            .optional()?)
     }
 
     /// Stores an approval request (pending); returns its id.

@@ -299,3 +299,35 @@ async fn an_oversize_frame_ends_only_its_own_connection() {
     next_of(&mut alice, "message.ack").await;
     assert!(server.hub.store().member(&t.alice_id).unwrap().is_some());
 }
+
+#[tokio::test]
+async fn the_first_person_to_decide_an_approval_decides_it_and_everyone_sees_it_resolved() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut bob = login(&server.url, &t.bob).await;
+    let mut bot = login(&server.url, &t.bot).await;
+    send(&mut bot, json!({ "type": "approval.request", "data": { "channel_id": t.general, "action": "browser.type", "payload": "{}" } })).await;
+    let id = next_of(&mut alice, "approval.request").await["data"]["id"].clone();
+    next_of(&mut bob, "approval.request").await;
+
+    // The agent that asked cannot answer itself.
+    send(&mut bot, json!({ "type": "approval.decide", "data": { "approval_id": id, "decision": "approve" } })).await;
+    assert_eq!(next_of(&mut bot, "error").await["data"]["error"], "only people may decide approvals");
+
+    send(&mut bob, json!({ "type": "approval.decide", "data": { "approval_id": id, "decision": "deny" } })).await;
+    for ws in [&mut alice, &mut bob, &mut bot] {
+        let resolved = next_of(ws, "approval.resolved").await;
+        assert_eq!((resolved["data"]["id"].clone(), resolved["data"]["status"].as_str()), (id.clone(), Some("denied")));
+    }
+    send(&mut alice, json!({ "type": "approval.decide", "data": { "approval_id": id, "decision": "approve" } })).await;
+    assert_eq!(next_of(&mut alice, "error").await["data"]["error"], "approval already decided");
+    send(
+        &mut alice,
+        json!({ "type": "approval.decide", "data": { "approval_id": "appr_none", "decision": "approve" } }),
+    )
+    .await;
+    assert_eq!(next_of(&mut alice, "error").await["data"]["error"], "approval not found");
+    send(&mut alice, json!({ "type": "approval.decide", "data": { "approval_id": id, "decision": "maybe" } })).await;
+    assert_eq!(next_of(&mut alice, "error").await["data"]["error"], "invalid data");
+}
