@@ -135,11 +135,24 @@ impl Hub {
         }
     }
 
-    fn presence(&self, state: &State, member_id: &str, status: &str) {
-        self.broadcast_all(
-            state,
-            &Envelope::new("presence.update", json!({ "member_id": member_id, "status": status })),
-        );
+    /// A member's presence, told to the connections that hear one of `channels` (the member's):
+    /// who shares no channel with a member does not learn when they come and go.
+    fn presence(&self, state: &State, member_id: &str, channels: &HashSet<String>, status: &str) {
+        let frame: Arc<str> =
+            Arc::from(Envelope::new("presence.update", json!({ "member_id": member_id, "status": status })).to_text());
+        let mut told = HashSet::new();
+        for conn in channels.iter().filter_map(|c| state.subscribers.get(c)).flatten() {
+            if told.insert(*conn)
+                && let Some(c) = state.conns.get(conn)
+            {
+                self.push(&c.tx, &frame);
+            }
+        }
+    }
+
+    /// The channels a connected member's connection hears.
+    fn channels_of(state: &State, member_id: &str) -> HashSet<String> {
+        state.by_member.get(member_id).and_then(|c| state.conns.get(c)).map(|c| c.channels.clone()).unwrap_or_default()
     }
 
     /// `auth.login`: the connection takes the token's identity, replacing any other connection of
@@ -167,7 +180,7 @@ impl Hub {
             json!({ "member_id": member.id, "workspace_id": member.workspace_id, "name": member.name, "type": member.kind }),
         );
         self.send(&state, conn, &success);
-        self.presence(&state, &member.id, "online");
+        self.presence(&state, &member.id, &Hub::channels_of(&state, &member.id), "online");
         Some(login)
     }
 
@@ -193,9 +206,11 @@ impl Hub {
         let mut state = self.state();
         if let Some(c) = state.conns.get(&conn) {
             let member_id = c.login.member.id.clone();
-            self.detach_locked(&mut state, conn);
-            if !state.by_member.contains_key(&member_id) {
-                self.presence(&state, &member_id, "offline");
+            let detached = self.detach_locked(&mut state, conn);
+            if !state.by_member.contains_key(&member_id)
+                && let Some(detached) = detached
+            {
+                self.presence(&state, &member_id, &detached.channels, "offline");
             }
         }
     }
@@ -283,7 +298,7 @@ impl Hub {
                 let status =
                     request.str("status").filter(|s| CLIENT_STATUSES.contains(s)).ok_or(errors::INVALID_STATUS)?;
                 let state = self.state();
-                self.presence(&state, &me.id, status);
+                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), status);
                 Ok(())
             }
             "agent.hello" => {
@@ -301,7 +316,7 @@ impl Hub {
                     conn,
                     &Envelope::reply(request, "agent.welcome", json!({ "agent_id": me.id, "status": "awake" })),
                 );
-                self.presence(&state, &me.id, "online");
+                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), "online");
                 Ok(())
             }
             "agent.sleep" => {
@@ -309,7 +324,7 @@ impl Hub {
                     return Err(errors::NOT_AN_AGENT);
                 }
                 let state = self.state();
-                self.presence(&state, &me.id, "sleeping");
+                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), "sleeping");
                 Ok(())
             }
             "agent.thinking" => {
@@ -473,7 +488,7 @@ impl Hub {
             "context": { "channel": { "id": channel }, "recent_messages": recent, "thread": thread },
         });
         self.send(state, target, &Envelope::new("agent.wake", data));
-        self.presence(state, agent_id, "online");
+        self.presence(state, agent_id, &Hub::channels_of(state, agent_id), "online");
     }
 
     /// The members a message names (spec: "split on whitespace, match @name, strip trailing

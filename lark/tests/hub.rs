@@ -331,3 +331,34 @@ async fn the_first_person_to_decide_an_approval_decides_it_and_everyone_sees_it_
     send(&mut alice, json!({ "type": "approval.decide", "data": { "approval_id": id, "decision": "maybe" } })).await;
     assert_eq!(next_of(&mut alice, "error").await["data"]["error"], "invalid data");
 }
+
+#[tokio::test]
+async fn presence_goes_to_those_who_share_a_channel() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let loner = server.hub.add_member("loner", MemberKind::Human).unwrap();
+    let loner_token = server.hub.auth().issue_jwt(&loner.id);
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut loner_ws = login(&server.url, &loner_token).await;
+    let bob = login(&server.url, &t.bob).await;
+    // Alice hears her own sign-in and Bob's, then Bob leaving.
+    let mut heard = Vec::new();
+    drop(bob);
+    while heard.last().map(|(_, status): &(String, String)| status.as_str()) != Some("offline") {
+        let update = next_of(&mut alice, "presence.update").await;
+        heard.push((
+            update["data"]["member_id"].as_str().unwrap().to_string(),
+            update["data"]["status"].as_str().unwrap().to_string(),
+        ));
+    }
+    let bob_id = heard.last().unwrap().0.clone();
+    assert_ne!(bob_id, t.alice_id);
+    assert!(heard.contains(&(bob_id, "online".to_string())), "{heard:?}");
+    assert!(!heard.iter().any(|(id, _)| *id == loner.id), "{heard:?}");
+    // The loner shares no channel with anyone: it heard of neither, so the next frame it gets is
+    // the answer to its own request.
+    send(&mut loner_ws, json!({ "type": "presence.update", "data": { "status": "dnd" } })).await;
+    send(&mut loner_ws, json!({ "type": "no.such.type" })).await;
+    let frame = next(&mut loner_ws).await;
+    assert_eq!(frame["type"], "error", "{frame}");
+}
