@@ -117,37 +117,32 @@ impl Hub {
         }
     }
 
-    fn broadcast_channel(&self, state: &State, channel: &str, envelope: &Envelope, except: Option<ConnId>) {
+    /// One frame to each of `targets`, serialised once.
+    fn deliver(&self, state: &State, targets: impl IntoIterator<Item = ConnId>, envelope: &Envelope) {
         let frame: Arc<str> = Arc::from(envelope.to_text());
-        for conn in state.subscribers.get(channel).into_iter().flatten() {
-            if Some(*conn) != except
-                && let Some(c) = state.conns.get(conn)
-            {
+        for conn in targets {
+            if let Some(c) = state.conns.get(&conn) {
                 self.push(&c.tx, &frame);
             }
         }
+    }
+
+    fn broadcast_channel(&self, state: &State, channel: &str, envelope: &Envelope, except: Option<ConnId>) {
+        let targets = state.subscribers.get(channel).into_iter().flatten().copied().filter(|c| Some(*c) != except);
+        self.deliver(state, targets, envelope);
     }
 
     fn broadcast_all(&self, state: &State, envelope: &Envelope) {
-        let frame: Arc<str> = Arc::from(envelope.to_text());
-        for c in state.conns.values() {
-            self.push(&c.tx, &frame);
-        }
+        self.deliver(state, state.conns.keys().copied(), envelope);
     }
 
-    /// A member's presence, told to the connections that hear one of `channels` (the member's):
-    /// who shares no channel with a member does not learn when they come and go.
+    /// A member's presence, told to the connections that hear one of `channels` (the member's),
+    /// each once: who shares no channel with a member does not learn when they come and go.
     fn presence(&self, state: &State, member_id: &str, channels: &HashSet<String>, status: &str) {
-        let frame: Arc<str> =
-            Arc::from(Envelope::new("presence.update", json!({ "member_id": member_id, "status": status })).to_text());
-        let mut told = HashSet::new();
-        for conn in channels.iter().filter_map(|c| state.subscribers.get(c)).flatten() {
-            if told.insert(*conn)
-                && let Some(c) = state.conns.get(conn)
-            {
-                self.push(&c.tx, &frame);
-            }
-        }
+        let targets: HashSet<ConnId> =
+            channels.iter().filter_map(|c| state.subscribers.get(c)).flatten().copied().collect();
+        let update = Envelope::new("presence.update", json!({ "member_id": member_id, "status": status }));
+        self.deliver(state, targets, &update);
     }
 
     /// The channels a connected member's connection hears.
@@ -162,9 +157,11 @@ impl Hub {
         let login = self.auth.login(&self.store, token)?;
         let channels = self.store.channels_of(&login.member.id).ok()?;
         let mut state = self.state();
-        if let Some(old) = state.by_member.get(&login.member.id).copied() {
-            self.detach_locked(&mut state, old);
-            // Detached first, so the old connection's end does not mark the member offline.
+        // Detached here, so the old connection's end finds nothing to mark offline.
+        if let Some(old) = state.by_member.get(&login.member.id).copied()
+            && let Some(replaced) = self.detach_locked(&mut state, old)
+        {
+            let _ = replaced.tx.try_send(Outbound::Close("replaced by a newer connection of the same member"));
         }
         let mut subscribed = HashSet::new();
         for channel in channels.into_iter().take(MAX_SUBSCRIPTIONS) {
@@ -197,21 +194,16 @@ impl Hub {
         if state.by_member.get(&c.login.member.id) == Some(&conn) {
             state.by_member.remove(&c.login.member.id);
         }
-        let _ = c.tx.try_send(Outbound::Close("replaced by a newer connection of the same member"));
         Some(c)
     }
 
     /// The connection has ended: its member is offline unless another connection took over.
     pub fn disconnect(&self, conn: ConnId) {
         let mut state = self.state();
-        if let Some(c) = state.conns.get(&conn) {
-            let member_id = c.login.member.id.clone();
-            let detached = self.detach_locked(&mut state, conn);
-            if !state.by_member.contains_key(&member_id)
-                && let Some(detached) = detached
-            {
-                self.presence(&state, &member_id, &detached.channels, "offline");
-            }
+        if let Some(ended) = self.detach_locked(&mut state, conn)
+            && !state.by_member.contains_key(&ended.login.member.id)
+        {
+            self.presence(&state, &ended.login.member.id, &ended.channels, "offline");
         }
     }
 

@@ -21,8 +21,16 @@ pub enum StoreError {
     NameTaken(String),
     #[error("LARK_NO_SUCH_MEMBER: no member {0:?}")]
     NoSuchMember(String),
+    // Not `#[from]`, which would make the SQLite error this one's source as well: shown with
+    // its causes (`{:#}`), the message would then repeat.
     #[error("LARK_STORE_FAILED: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(error)
+    }
 }
 
 impl StoreError {
@@ -144,6 +152,18 @@ fn message_from_row(row: &rusqlite::Row) -> rusqlite::Result<Message> {
         metadata: serde_json::from_str(&metadata).unwrap_or(Value::Null),
         created_at: row.get(8)?,
         edited_at: row.get(9)?,
+    })
+}
+
+fn approval_from_row(row: &rusqlite::Row) -> rusqlite::Result<Approval> {
+    Ok(Approval {
+        id: row.get(0)?,
+        channel_id: row.get(1)?,
+        requester_id: row.get(2)?,
+        action: row.get(3)?,
+        status: row.get(4)?,
+        decided_by: row.get(5)?,
+        decided_at: row.get(6)?,
     })
 }
 
@@ -412,17 +432,7 @@ impl Store {
             .query_row(
                 "SELECT id, channel_id, requester_id, action, status, decided_by, decided_at FROM approvals WHERE id = ?1",
                 params![id],
-                |r| {
-                    Ok(Approval {
-                        id: r.get(0)?,
-                        channel_id: r.get(1)?,
-                        requester_id: r.get(2)?,
-                        action: r.get(3)?,
-                        status: r.get(4)?,
-                        decided_by: r.get(5)?,
-                        decided_at: r.get(6)?,
-                    })
-                },
+                approval_from_row,
             )
             .optional()?;
         Ok(approval.map(|a| (a, changed == 1)))

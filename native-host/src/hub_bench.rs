@@ -19,7 +19,6 @@ use laika_lark::store::{MemberKind, Store};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -83,18 +82,18 @@ pub fn run(args: HubBenchArgs, data: &Path) -> Result<ExitCode> {
     let dir = data.join("hub-bench");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let store = Store::open(&dir.join(crate::lark::HUB_DB)).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let auth = Auth::new(&store).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let store = Store::open(&dir.join(crate::lark::HUB_DB))?;
+    let auth = Auth::new(&store)?;
     let mut ids = Vec::with_capacity(args.clients);
     let mut tokens = Vec::with_capacity(args.clients);
     for i in 0..args.clients {
-        let member = store.add_member(&format!("member{i}"), MemberKind::Human).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let member = store.add_member(&format!("member{i}"), MemberKind::Human)?;
         tokens.push(auth.issue_jwt(&member.id));
         ids.push(member.id);
     }
-    let all = store.add_channel("all", &ids).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let all = store.add_channel("all", &ids)?;
     let busy_senders = BUSY_SENDERS.min(args.clients);
-    let busy = store.add_channel("busy", &ids[..busy_senders]).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let busy = store.add_channel("busy", &ids[..busy_senders])?;
     drop(store);
 
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
@@ -131,7 +130,7 @@ pub fn run(args: HubBenchArgs, data: &Path) -> Result<ExitCode> {
         // Readers start now: each sign-in told every connection so far of a presence change, and
         // that backlog is read (and the hub's queues emptied) before anything is measured.
         let started = Instant::now();
-        let sends: Arc<std::sync::Mutex<Vec<f64>>> = Arc::new(std::sync::Mutex::new(vec![f64::NAN; args.fanout_messages]));
+        let mut sends = vec![f64::NAN; args.fanout_messages];
         let mut sinks = Vec::new();
         let mut readers = Vec::new();
         let busy_messages = busy_senders * BUSY_MESSAGES;
@@ -183,9 +182,9 @@ pub fn run(args: HubBenchArgs, data: &Path) -> Result<ExitCode> {
         }
         tokio::time::sleep(Duration::from_millis(2000)).await;
         let idle_after = rss_kb(pid)?;
-        for seq in 0..args.fanout_messages {
+        for (seq, sent) in sends.iter_mut().enumerate() {
             let frame = json!({ "type": "message.send", "data": { "channel_id": all, "content": format!("fanout {seq}") } });
-            sends.lock().unwrap_or_else(|e| e.into_inner())[seq] = started.elapsed().as_secs_f64();
+            *sent = started.elapsed().as_secs_f64();
             sinks[0].send(Message::Text(frame.to_string().into())).await?;
             tokio::time::sleep(FANOUT_SPACING).await;
         }
@@ -215,7 +214,6 @@ pub fn run(args: HubBenchArgs, data: &Path) -> Result<ExitCode> {
         let mut latencies = Vec::new();
         let mut busy_end = busy_started;
         let mut busy_complete = 0usize;
-        let sends = sends.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for reader in readers {
             let (arrivals, busy_done, _stream) = reader.await?;
             for (seq, at) in arrivals {

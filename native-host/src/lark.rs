@@ -52,11 +52,11 @@ pub enum ChannelCommand {
 
 fn open_store(dir: &Path) -> Result<Store> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    Store::open(&dir.join(HUB_DB)).map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(Store::open(&dir.join(HUB_DB))?)
 }
 
 pub fn lark(command: LarkCommand) -> Result<ExitCode> {
-    let hub = Hub::new(open_store(&data_dir())?).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let hub = Hub::new(open_store(&data_dir())?)?;
     let out = match command {
         LarkCommand::Member(MemberCommand::Add { name, agent }) => {
             let name = name.trim();
@@ -64,17 +64,15 @@ pub fn lark(command: LarkCommand) -> Result<ExitCode> {
                 anyhow::bail!("LARK_BAD_NAME: a member's name is one word, without '@' ({name:?})");
             }
             let kind = if agent { MemberKind::Agent } else { MemberKind::Human };
-            let member = hub.add_member(name, kind).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let member = hub.add_member(name, kind)?;
             let token = match kind {
-                MemberKind::Agent => {
-                    hub.auth().issue_api_key(hub.store(), &member.id).map_err(|e| anyhow::anyhow!("{e}"))?
-                }
+                MemberKind::Agent => hub.auth().issue_api_key(hub.store(), &member.id)?,
                 MemberKind::Human => hub.auth().issue_jwt(&member.id),
             };
             json!({ "member_id": member.id, "name": member.name, "token": token })
         }
         LarkCommand::Channel(ChannelCommand::Add { name, members }) => {
-            let id = hub.store().add_channel(&name, &members).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let id = hub.store().add_channel(&name, &members)?;
             json!({ "channel_id": id, "name": name })
         }
     };
@@ -89,7 +87,7 @@ pub fn daemon(port: Option<u16>) -> Result<ExitCode> {
         Some(port) => port,
         None => Config::load(&dir)?.daemon_port,
     };
-    let hub = Arc::new(Hub::new(open_store(&dir)?).map_err(|e| anyhow::anyhow!("{e}"))?);
+    let hub = Arc::new(Hub::new(open_store(&dir)?)?);
     let runtime = crate::runtime()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))

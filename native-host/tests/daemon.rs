@@ -56,7 +56,7 @@ async fn login(url: &str, token: &str) -> Ws {
 
 #[test]
 fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
-    let data = tempfile_dir();
+    let data = fresh_dir("daemon");
     let (code, alice, _) = host(&data, &["lark", "member", "add", "alice"]);
     assert_eq!(code, 0);
     let (_, bot, _) = host(&data, &["lark", "member", "add", "laika", "--agent"]);
@@ -108,8 +108,9 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     assert!(data.join("lark.sqlite3").is_file());
 }
 
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("laika-daemon-test-{}", std::process::id()));
+/// An empty data directory of this test run's own.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("laika-{name}-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -117,9 +118,7 @@ fn tempfile_dir() -> std::path::PathBuf {
 
 #[test]
 fn the_hub_benchmark_runs_against_a_real_daemon() {
-    let data = std::env::temp_dir().join(format!("laika-hub-bench-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
-    std::fs::create_dir_all(&data).unwrap();
+    let data = fresh_dir("hub-bench");
     let (code, report, stderr) = host(&data, &["bench", "hub", "--clients", "20", "--fanout-messages", "2"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(report["fanout_deliveries"], 40, "{report}");
