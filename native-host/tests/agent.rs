@@ -66,7 +66,11 @@ fn data_dir(name: &str) -> PathBuf {
 }
 
 fn observation(page: &str, url: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(page);
+    let path = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../tests/fixtures/pages")
+    .join(page);
     let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
         .args(["observe", path.to_str().unwrap(), "--url", url, "--full"])
         .output()
@@ -286,7 +290,10 @@ fn a_read_only_goal_proposes_no_action_and_is_still_stored() {
 #[test]
 fn the_planning_suite_passes_with_the_extractive_engine() {
     use laika_host::engine::extractive::ExtractiveEngine;
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/plan-suite");
+    let cases = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../tests/fixtures/plan-suite");
     let runtime = laika_host::runtime().unwrap();
     let report = runtime
         .block_on(laika_host::plan_suite::run_suite(std::sync::Arc::new(ExtractiveEngine), &cases, None))

@@ -152,9 +152,12 @@ impl Host {
 // Configuration and the corpus.
 
 fn corpora() -> PathBuf {
-    std::env::var_os("LAIKA_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+    std::env::var_os("LAIKA_CORPORA").map(PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("../../shared/corpora")
+    })
 }
 
 fn env_usize(name: &str) -> Option<usize> {

@@ -19,7 +19,11 @@ fn host(data_dir: &Path) -> Command {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(name)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../tests/fixtures/pages")
+    .join(name)
 }
 
 fn frame(value: &Value) -> Vec<u8> {

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages").join(name)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../tests/fixtures/pages")
+    .join(name)
 }
 
 fn fixture(name: &str) -> String {

@@ -13,12 +13,15 @@ use laika_shared::grounding::{self, PageIndex};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpora() -> PathBuf {
-    std::env::var_os("LAIKA_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+    std::env::var_os("LAIKA_CORPORA").map(PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("../../shared/corpora")
+    })
 }
 
 /// The page as the summary service grounds against it: observed text and comments, with the title.

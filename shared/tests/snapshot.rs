@@ -4,10 +4,12 @@
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::snapshot::{Snapshot, SnapshotDom, snapshot_of};
-use std::path::PathBuf;
 
 fn fixture_pages() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pages");
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../tests/fixtures/pages");
     let mut pages: Vec<(String, String)> = std::fs::read_dir(&dir)
         .expect("the fixture pages")
         .filter_map(Result::ok)

@@ -18,7 +18,10 @@ fn spec_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("LAIKA_SPEC_DIR") {
         return PathBuf::from(dir);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec")
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../../shared/spec")
 }
 
 struct Example {
