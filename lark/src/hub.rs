@@ -8,6 +8,23 @@
 //!
 //! The state sits behind one mutex that is never held across an await: every operation is a few
 //! map lookups and queue pushes.
+//!
+//! Agents on the user's hardware reach the hub through a daemon (spec: "Daemon Proxy"): one
+//! connection, signed in as its own member, that `daemon.register`s the agents it runs. The hub
+//! then treats it as each of those agents' connection while the agent has none of its own: a wake
+//! or a notification for the agent goes over it, with the agent's id, and the frames an agent
+//! sends (`message.send`, `thread.reply`, `agent.thinking`, `agent.sleep`) it sends with
+//! `data.agent_id`, acting as that agent. Only agent members can be registered; the spec gives an
+//! agent no owner, so any signed-in member may register one (a local hub's members are all the
+//! user's own). The latest registration of an agent wins (a restarted daemon takes its agents back
+//! before its old connection is found dead); its connection ending unregisters them.
+//!
+//! Calls (spec: "WebRTC Call Signaling") are relayed between members connected directly, each
+//! step recorded in the store. The spec leaves some cases open; here the caller gets a `call.offer`
+//! reply with the call id, a member the caller shares no channel with cannot be rung (presence is
+//! not told across channels either), a callee with no connection gets no ringing call: the record
+//! is ended at once and the caller gets `callee offline`, and a party whose last connection ends
+//! ends its calls, so no record stays ringing.
 
 use crate::auth::{Auth, Login};
 use crate::envelope::{Envelope, new_id, now_ms};
@@ -35,6 +52,15 @@ struct Conn {
     login: Login,
     tx: mpsc::Sender<Outbound>,
     channels: HashSet<String>,
+    /// Set by `daemon.register`: this connection is a daemon, for these agents.
+    daemon: Option<Daemon>,
+}
+
+struct Daemon {
+    /// `daemon_<member id>_<ms timestamp>` (spec), made at the connection's first registration.
+    id: String,
+    /// Agent id → the agent, as registered; an agent another daemon registers later leaves.
+    agents: HashMap<String, Member>,
 }
 
 #[derive(Default)]
@@ -44,6 +70,8 @@ struct State {
     subscribers: HashMap<String, HashSet<ConnId>>,
     /// Lower-cased name → member: @mentions resolve in one lookup (spec: "Name Resolution").
     names: HashMap<String, Member>,
+    /// Agent id → the daemon connection that registered it (spec: "daemon_agents map").
+    daemon_agents: HashMap<String, ConnId>,
 }
 
 pub struct Hub {
@@ -57,6 +85,9 @@ pub struct Hub {
 /// Presence values a client may set (spec: online, idle, offline, dnd; sleeping is an agent's
 /// `agent.sleep`).
 const CLIENT_STATUSES: &[&str] = &["online", "idle", "offline", "dnd"];
+
+/// The frames a daemon may send on behalf of one of its agents (`data.agent_id`).
+const ON_BEHALF: &[&str] = &["message.send", "thread.reply", "agent.thinking", "agent.sleep"];
 
 impl Hub {
     pub fn new(store: Store) -> Result<Hub, StoreError> {
@@ -94,6 +125,11 @@ impl Hub {
     /// Connections signed in now.
     pub fn connections(&self) -> usize {
         self.state().conns.len()
+    }
+
+    /// Agents registered by a daemon connection now.
+    pub fn daemon_agents(&self) -> usize {
+        self.state().daemon_agents.len()
     }
 
     pub fn next_conn_id(&self) -> ConnId {
@@ -145,9 +181,27 @@ impl Hub {
         self.deliver(state, targets, &update);
     }
 
-    /// The channels a connected member's connection hears.
-    fn channels_of(state: &State, member_id: &str) -> HashSet<String> {
-        state.by_member.get(member_id).and_then(|c| state.conns.get(c)).map(|c| c.channels.clone()).unwrap_or_default()
+    /// The channels a connected member's connection hears; for an agent a daemon stands for, the
+    /// agent's channels.
+    fn channels_of(&self, state: &State, member_id: &str) -> HashSet<String> {
+        match state.by_member.get(member_id).and_then(|c| state.conns.get(c)) {
+            Some(c) => c.channels.clone(),
+            None if state.daemon_agents.contains_key(member_id) => self.stored_channels(member_id),
+            None => HashSet::new(),
+        }
+    }
+
+    fn stored_channels(&self, member_id: &str) -> HashSet<String> {
+        self.store.channels_of(member_id).unwrap_or_default().into_iter().take(MAX_SUBSCRIPTIONS).collect()
+    }
+
+    /// The connection that speaks for a member: its own, else the daemon's that registered it
+    /// (true then).
+    fn route(state: &State, member_id: &str) -> Option<(ConnId, bool)> {
+        match state.by_member.get(member_id) {
+            Some(&conn) => Some((conn, false)),
+            None => state.daemon_agents.get(member_id).map(|&conn| (conn, true)),
+        }
     }
 
     /// `auth.login`: the connection takes the token's identity, replacing any other connection of
@@ -169,7 +223,7 @@ impl Hub {
             subscribed.insert(channel);
         }
         state.by_member.insert(login.member.id.clone(), conn);
-        state.conns.insert(conn, Conn { login: login.clone(), tx, channels: subscribed });
+        state.conns.insert(conn, Conn { login: login.clone(), tx, channels: subscribed, daemon: None });
         let member = &login.member;
         let success = Envelope::reply(
             request,
@@ -177,7 +231,7 @@ impl Hub {
             json!({ "member_id": member.id, "workspace_id": member.workspace_id, "name": member.name, "type": member.kind }),
         );
         self.send(&state, conn, &success);
-        self.presence(&state, &member.id, &Hub::channels_of(&state, &member.id), "online");
+        self.presence(&state, &member.id, &self.channels_of(&state, &member.id), "online");
         Some(login)
     }
 
@@ -194,27 +248,49 @@ impl Hub {
         if state.by_member.get(&c.login.member.id) == Some(&conn) {
             state.by_member.remove(&c.login.member.id);
         }
+        for agent in c.daemon.iter().flat_map(|d| d.agents.keys()) {
+            if state.daemon_agents.get(agent) == Some(&conn) {
+                state.daemon_agents.remove(agent);
+            }
+        }
         Some(c)
     }
 
-    /// The connection has ended: its member is offline unless another connection took over.
+    /// The connection has ended: its member is offline unless another connection took over, and
+    /// so is each agent it was the daemon of; a member gone ends its calls.
     pub fn disconnect(&self, conn: ConnId) {
         let mut state = self.state();
-        if let Some(ended) = self.detach_locked(&mut state, conn)
-            && !state.by_member.contains_key(&ended.login.member.id)
-        {
-            self.presence(&state, &ended.login.member.id, &ended.channels, "offline");
+        let Some(ended) = self.detach_locked(&mut state, conn) else { return };
+        let member_id = &ended.login.member.id;
+        if !state.by_member.contains_key(member_id) {
+            self.presence(&state, member_id, &ended.channels, "offline");
+            self.end_calls_of(&state, member_id);
+        }
+        for agent in ended.daemon.iter().flat_map(|d| d.agents.keys()) {
+            if Hub::route(&state, agent).is_none() {
+                self.presence(&state, agent, &self.stored_channels(agent), "offline");
+            }
         }
     }
 
     /// One request of a signed-in connection; an `Err` is the `error` frame's text.
     pub fn handle(&self, conn: ConnId, request: &Envelope) -> Result<(), &'static str> {
-        let member = self.state().conns.get(&conn).map(|c| c.login.clone()).ok_or(errors::NOT_AUTHENTICATED)?;
-        let me = &member.member;
-        let store_failed = |e: StoreError| {
-            tracing::error!("lark: {e}");
-            errors::STORE_FAILED
+        let (member, on_behalf) = {
+            let state = self.state();
+            let c = state.conns.get(&conn).ok_or(errors::NOT_AUTHENTICATED)?;
+            // A daemon's frame for one of its agents: the agent is who sends it.
+            let on_behalf = match request.data.get("agent_id") {
+                None => None,
+                Some(_) if !ON_BEHALF.contains(&request.kind.as_str()) => return Err(errors::NOT_ON_BEHALF),
+                Some(id) => {
+                    let id = id.as_str().ok_or(errors::INVALID_DATA)?;
+                    let agent = c.daemon.as_ref().and_then(|d| d.agents.get(id));
+                    Some(agent.cloned().ok_or(errors::NOT_YOUR_AGENT)?)
+                }
+            };
+            (c.login.clone(), on_behalf)
         };
+        let me = on_behalf.as_ref().unwrap_or(&member.member);
         match request.kind.as_str() {
             "auth.login" => Err(errors::ALREADY_AUTHENTICATED),
             "auth.logout" => {
@@ -290,7 +366,7 @@ impl Hub {
                 let status =
                     request.str("status").filter(|s| CLIENT_STATUSES.contains(s)).ok_or(errors::INVALID_STATUS)?;
                 let state = self.state();
-                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), status);
+                self.presence(&state, &me.id, &self.channels_of(&state, &me.id), status);
                 Ok(())
             }
             "agent.hello" => {
@@ -308,7 +384,7 @@ impl Hub {
                     conn,
                     &Envelope::reply(request, "agent.welcome", json!({ "agent_id": me.id, "status": "awake" })),
                 );
-                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), "online");
+                self.presence(&state, &me.id, &self.channels_of(&state, &me.id), "online");
                 Ok(())
             }
             "agent.sleep" => {
@@ -316,7 +392,7 @@ impl Hub {
                     return Err(errors::NOT_AN_AGENT);
                 }
                 let state = self.state();
-                self.presence(&state, &me.id, &Hub::channels_of(&state, &me.id), "sleeping");
+                self.presence(&state, &me.id, &self.channels_of(&state, &me.id), "sleeping");
                 Ok(())
             }
             "agent.thinking" => {
@@ -383,7 +459,160 @@ impl Hub {
                 self.broadcast_all(&state, &Envelope::reply(request, "approval.resolved", data));
                 Ok(())
             }
+            "daemon.register" => self.register_daemon(conn, me, request),
+            "call.offer" => self.call_offer(conn, me, request),
+            "call.answer" | "call.ice" | "call.end" => self.call_step(me, request),
             _ => Err(errors::UNKNOWN_TYPE),
+        }
+    }
+
+    /// `daemon.register`: this connection becomes the daemon of the listed agents, all of them
+    /// or, if one is not an agent member of that id and name, none. A later registration from the
+    /// same connection is its whole list again: agents left out are unregistered.
+    fn register_daemon(&self, conn: ConnId, me: &Member, request: &Envelope) -> Result<(), &'static str> {
+        let listed = request.data.get("agents").and_then(Value::as_array).filter(|a| !a.is_empty());
+        let mut agents: Vec<Member> = Vec::new();
+        for entry in listed.ok_or(errors::INVALID_DATA)? {
+            let id = entry.get("agent_id").and_then(Value::as_str).ok_or(errors::INVALID_DATA)?;
+            let name = entry.get("name").and_then(Value::as_str).ok_or(errors::INVALID_DATA)?;
+            let agent = self.store.member(id).map_err(store_failed)?;
+            let agent = agent
+                .filter(|a| a.kind == MemberKind::Agent && a.name.to_lowercase() == name.to_lowercase())
+                .ok_or(errors::UNKNOWN_AGENT)?;
+            if !agents.iter().any(|a| a.id == agent.id) {
+                agents.push(agent);
+            }
+        }
+        let mut state = self.state();
+        let c = state.conns.get_mut(&conn).ok_or(errors::NOT_AUTHENTICATED)?;
+        let daemon = c
+            .daemon
+            .get_or_insert_with(|| Daemon { id: format!("daemon_{}_{}", me.id, now_ms()), agents: HashMap::new() });
+        let registered: HashMap<String, Member> = agents.iter().map(|a| (a.id.clone(), a.clone())).collect();
+        let left_out: Vec<String> = daemon.agents.keys().filter(|id| !registered.contains_key(*id)).cloned().collect();
+        daemon.agents = registered;
+        let daemon_id = daemon.id.clone();
+        for agent in &left_out {
+            if state.daemon_agents.get(agent) == Some(&conn) {
+                state.daemon_agents.remove(agent);
+            }
+        }
+        for agent in &agents {
+            if let Some(previous) = state.daemon_agents.insert(agent.id.clone(), conn)
+                && previous != conn
+                && let Some(daemon) = state.conns.get_mut(&previous).and_then(|c| c.daemon.as_mut())
+            {
+                daemon.agents.remove(&agent.id);
+            }
+        }
+        let listed: Vec<Value> = agents.iter().map(|a| json!({ "name": a.name, "agent_id": a.id })).collect();
+        self.send(
+            &state,
+            conn,
+            &Envelope::reply(request, "daemon.registered", json!({ "daemon_id": daemon_id, "agents": listed })),
+        );
+        for agent in &left_out {
+            if Hub::route(&state, agent).is_none() {
+                self.presence(&state, agent, &self.stored_channels(agent), "offline");
+            }
+        }
+        for agent in agents.iter().filter(|a| !state.by_member.contains_key(&a.id)) {
+            self.presence(&state, &agent.id, &self.channels_of(&state, &agent.id), "online");
+        }
+        Ok(())
+    }
+
+    /// `call.offer`: a call record, ringing, and `call.ring` and the offer to the callee; the
+    /// caller's reply is the spec's "responds with the call ID", which the spec gives no type of:
+    /// here a `call.offer` reply, `{call_id, status}`.
+    fn call_offer(&self, conn: ConnId, me: &Member, request: &Envelope) -> Result<(), &'static str> {
+        let callee_id = request.str("callee_id").filter(|c| *c != me.id).ok_or(errors::INVALID_DATA)?;
+        let kind = request.str("type").filter(|k| matches!(*k, "audio" | "video")).ok_or(errors::INVALID_DATA)?;
+        let sdp = request.str("sdp").filter(|s| !s.is_empty()).ok_or(errors::INVALID_DATA)?;
+        let callee = self.store.member(callee_id).map_err(store_failed)?.ok_or(errors::MEMBER_NOT_FOUND)?;
+        if !self.store.share_a_channel(&me.id, &callee.id).map_err(store_failed)? {
+            return Err(errors::NO_SHARED_CHANNEL);
+        }
+        // Recorded under the lock, so the callee cannot leave between the check and the record
+        // without its leaving ending the call.
+        let state = self.state();
+        let call = self.store.add_call(&me.id, &callee.id, kind).map_err(store_failed)?;
+        let Some(&target) = state.by_member.get(&callee.id) else {
+            self.store.end_call(&call.id, call.created_at).map_err(store_failed)?;
+            return Err(errors::CALLEE_OFFLINE);
+        };
+        let ring = json!({ "call_id": call.id, "caller_id": me.id, "caller_name": me.name, "type": kind });
+        self.send(&state, target, &Envelope::new("call.ring", ring));
+        let offer = json!({ "call_id": call.id, "caller_id": me.id, "type": kind, "sdp": sdp });
+        self.send(&state, target, &Envelope::new("call.offer", offer));
+        self.send(
+            &state,
+            conn,
+            &Envelope::reply(request, "call.offer", json!({ "call_id": call.id, "status": call.status })),
+        );
+        Ok(())
+    }
+
+    /// `call.answer` (the callee, of a ringing call), `call.ice` (either party, to the other, while
+    /// the call has not ended) and `call.end` (either party): recorded, then passed to the other
+    /// party.
+    fn call_step(&self, me: &Member, request: &Envelope) -> Result<(), &'static str> {
+        let id = request.str("call_id").ok_or(errors::INVALID_DATA)?;
+        let call = self.store.call(id).map_err(store_failed)?.ok_or(errors::CALL_NOT_FOUND)?;
+        if !call.is_party(&me.id) {
+            return Err(errors::NOT_IN_CALL);
+        }
+        let other = call.other_party(&me.id);
+        let frame = match request.kind.as_str() {
+            "call.answer" => {
+                if call.callee_id != me.id {
+                    return Err(errors::NOT_THE_CALLEE);
+                }
+                let sdp = request.str("sdp").filter(|s| !s.is_empty()).ok_or(errors::INVALID_DATA)?;
+                if !self.store.answer_call(id, now_ms()).map_err(store_failed)? {
+                    return Err(errors::CALL_NOT_RINGING);
+                }
+                json!({ "call_id": id, "callee_id": me.id, "sdp": sdp })
+            }
+            "call.ice" => {
+                if call.status == "ended" {
+                    return Err(errors::CALL_ENDED);
+                }
+                if request.str("target_id") != Some(other) {
+                    return Err(errors::NOT_THE_OTHER_PARTY);
+                }
+                // A candidate line (the spec's) or a whole RTCIceCandidateInit, passed on as sent.
+                let candidate = request
+                    .data
+                    .get("candidate")
+                    .filter(|c| c.is_string() || c.is_object())
+                    .ok_or(errors::INVALID_DATA)?;
+                json!({ "call_id": id, "from_id": me.id, "target_id": other, "candidate": candidate })
+            }
+            _ => {
+                if !self.store.end_call(id, now_ms()).map_err(store_failed)? {
+                    return Err(errors::CALL_ENDED);
+                }
+                json!({ "call_id": id, "ended_by": me.id })
+            }
+        };
+        let state = self.state();
+        if let Some(&target) = state.by_member.get(other) {
+            self.send(&state, target, &Envelope::new(&request.kind, frame));
+        }
+        Ok(())
+    }
+
+    /// A member's last connection has ended: its calls end, and the other party is told.
+    fn end_calls_of(&self, state: &State, member_id: &str) {
+        let at = now_ms();
+        for call in self.store.open_calls_of(member_id).unwrap_or_default() {
+            if self.store.end_call(&call.id, at).unwrap_or(false)
+                && let Some(&target) = state.by_member.get(call.other_party(member_id))
+            {
+                let data = json!({ "call_id": call.id, "ended_by": member_id, "reason": "disconnected" });
+                self.send(state, target, &Envelope::new("call.end", data));
+            }
         }
     }
 
@@ -447,7 +676,7 @@ impl Hub {
             }
             if let Ok(notification) =
                 self.store.add_notification(&member.id, "mention", "You were mentioned", content, &channel, &message.id)
-                && let Some(&target) = state.by_member.get(&member.id)
+                && let Some((target, _)) = Hub::route(&state, &member.id)
             {
                 self.send(&state, target, &Envelope::new("notification.new", notification));
             }
@@ -458,16 +687,26 @@ impl Hub {
         if let Some(parent) = parent.filter(|p| p.sender_id != me.id && !woken.contains(&p.sender_id)) {
             let author = self.store.member(&parent.sender_id).ok().flatten();
             if author.is_some_and(|a| a.kind == MemberKind::Agent) {
+                woken.insert(parent.sender_id.clone());
                 self.wake(&state, &parent.sender_id, "thread_reply", &channel, Some(&parent));
             }
+        }
+        // A direct message: the channel is the author and one agent. One wake per message: an
+        // agent the message names, or whose thread it answers, was woken for that already.
+        if let Ok(Some(peer)) = self.store.direct_peer(&channel, &me.id)
+            && peer.kind == MemberKind::Agent
+            && !woken.contains(&peer.id)
+        {
+            self.wake(&state, &peer.id, "dm", &channel, None);
         }
         Ok(())
     }
 
     /// `agent.wake` with the channel's latest messages (spec: "Context bundling"), if the agent
-    /// is connected; a sleeping agent is awake again.
+    /// is connected, itself or through a daemon (which is told which agent it is for); a sleeping
+    /// agent is awake again.
     fn wake(&self, state: &State, agent_id: &str, reason: &str, channel: &str, thread: Option<&Message>) {
-        let Some(&target) = state.by_member.get(agent_id) else { return };
+        let Some((target, via_daemon)) = Hub::route(state, agent_id) else { return };
         let recent = self.store.recent_messages(channel, WAKE_CONTEXT_MESSAGES).unwrap_or_default();
         let recent: Vec<Value> = recent
             .iter()
@@ -475,12 +714,15 @@ impl Hub {
             .collect();
         let thread = thread
             .map(|p| json!({ "id": p.id, "parent": { "id": p.id, "sender_id": p.sender_id, "content": p.content } }));
-        let data = json!({
+        let mut data = json!({
             "reason": reason,
             "context": { "channel": { "id": channel }, "recent_messages": recent, "thread": thread },
         });
+        if via_daemon {
+            data["agent_id"] = json!(agent_id);
+        }
         self.send(state, target, &Envelope::new("agent.wake", data));
-        self.presence(state, agent_id, &Hub::channels_of(state, agent_id), "online");
+        self.presence(state, agent_id, &self.channels_of(state, agent_id), "online");
     }
 
     /// The members a message names (spec: "split on whitespace, match @name, strip trailing
@@ -507,6 +749,12 @@ impl Hub {
         }
         found
     }
+}
+
+/// A store error, logged, is the client's `STORE_FAILED`.
+fn store_failed(error: StoreError) -> &'static str {
+    tracing::error!("lark: {error}");
+    errors::STORE_FAILED
 }
 
 /// The request's `content`: present, and within the spec's 10,000 characters.

@@ -5,7 +5,7 @@
 //! timers, one task per connection) → [`envelope`] (parsed, or `invalid data`) → [`hub`] (who is
 //! connected and subscribed where; each request's effect, replies and broadcasts queued per
 //! connection) → [`store`] (SQLite: members, keys, channels, messages, notifications, role cards,
-//! approvals). [`auth`] signs members in (JWTs for people, `lr_` API keys for agents); every
+//! approvals, calls). [`auth`] signs members in (JWTs for people, `lr_` API keys for agents); every
 //! limit and timeout is in [`limits`], every error string in [`errors`].
 
 pub mod auth;

@@ -1,5 +1,6 @@
 //! What the hub keeps: members, API keys (hashed), revoked token ids, channels, memberships,
-//! messages and threads, notifications, agents' role cards and approval requests, in SQLite (WAL)
+//! messages and threads, notifications, agents' role cards, approval requests and calls (who rang
+//! whom, and how far it got: the hub relays a call's signalling, never its media), in SQLite (WAL)
 //! in the daemon's data dir.
 //!
 //! One connection behind a mutex: every statement here is a single-row read or write that takes
@@ -95,6 +96,33 @@ pub struct Approval {
     pub decided_at: Option<i64>,
 }
 
+/// A call's record (spec: "Server creates a Call record (status: ringing)"): `ringing` until the
+/// callee answers, `answered` until either party ends it, then `ended`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Call {
+    pub id: String,
+    pub caller_id: String,
+    pub callee_id: String,
+    /// `audio` or `video` (the offer's `type`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    pub created_at: i64,
+    pub answered_at: Option<i64>,
+    pub ended_at: Option<i64>,
+}
+
+impl Call {
+    /// The party of the call who is not `member_id` (the caller, for anyone but the caller).
+    pub fn other_party(&self, member_id: &str) -> &str {
+        if self.caller_id == member_id { &self.callee_id } else { &self.caller_id }
+    }
+
+    pub fn is_party(&self, member_id: &str) -> bool {
+        self.caller_id == member_id || self.callee_id == member_id
+    }
+}
+
 pub struct Store {
     db: Mutex<Connection>,
 }
@@ -127,6 +155,11 @@ CREATE TABLE IF NOT EXISTS agents (
 CREATE TABLE IF NOT EXISTS approvals (
   id TEXT PRIMARY KEY, channel_id TEXT, requester_id TEXT NOT NULL, action TEXT NOT NULL, payload TEXT NOT NULL,
   status TEXT NOT NULL, decided_by TEXT, created_at INTEGER NOT NULL, decided_at INTEGER);
+CREATE TABLE IF NOT EXISTS calls (
+  id TEXT PRIMARY KEY, caller_id TEXT NOT NULL REFERENCES members(id), callee_id TEXT NOT NULL REFERENCES members(id),
+  kind TEXT NOT NULL, status TEXT NOT NULL, created_at INTEGER NOT NULL, answered_at INTEGER, ended_at INTEGER);
+CREATE INDEX IF NOT EXISTS calls_by_caller ON calls (caller_id, status);
+CREATE INDEX IF NOT EXISTS calls_by_callee ON calls (callee_id, status);
 ";
 
 fn member_from_row(row: &rusqlite::Row) -> rusqlite::Result<Member> {
@@ -166,6 +199,21 @@ fn approval_from_row(row: &rusqlite::Row) -> rusqlite::Result<Approval> {
         decided_at: row.get(6)?,
     })
 }
+
+fn call_from_row(row: &rusqlite::Row) -> rusqlite::Result<Call> {
+    Ok(Call {
+        id: row.get(0)?,
+        caller_id: row.get(1)?,
+        callee_id: row.get(2)?,
+        kind: row.get(3)?,
+        status: row.get(4)?,
+        created_at: row.get(5)?,
+        answered_at: row.get(6)?,
+        ended_at: row.get(7)?,
+    })
+}
+
+const CALL_COLUMNS: &str = "id, caller_id, callee_id, kind, status, created_at, answered_at, ended_at";
 
 const MESSAGE_COLUMNS: &str =
     "id, channel_id, sender_id, content, content_type, type, thread_id, metadata, created_at, edited_at";
@@ -319,6 +367,37 @@ impl Store {
             .is_some())
     }
 
+    /// The other member of a two-member channel `member_id` is in: the peer of a direct message
+    /// (the spec's channels have no kind, so a DM is a channel of two). None for any other channel.
+    pub fn direct_peer(&self, channel_id: &str, member_id: &str) -> Result<Option<Member>, StoreError> {
+        let db = self.db();
+        // At most three rows, whatever the channel's size: enough to tell two from more.
+        let mut statement = db.prepare(
+            "SELECT m.id, m.workspace_id, m.name, m.kind FROM memberships s JOIN members m ON m.id = s.member_id \
+             WHERE s.channel_id = ?1 LIMIT 3",
+        )?;
+        let members: Vec<Member> =
+            statement.query_map(params![channel_id], member_from_row)?.collect::<Result<_, _>>()?;
+        if members.len() != 2 || !members.iter().any(|m| m.id == member_id) {
+            return Ok(None);
+        }
+        Ok(members.into_iter().find(|m| m.id != member_id))
+    }
+
+    /// Whether two members are in at least one channel together.
+    pub fn share_a_channel(&self, a: &str, b: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .db()
+            .query_row(
+                "SELECT 1 FROM memberships x JOIN memberships y ON x.channel_id = y.channel_id \
+                 WHERE x.member_id = ?1 AND y.member_id = ?2 LIMIT 1",
+                params![a, b],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
     pub fn insert_message(&self, message: &Message) -> Result<(), StoreError> {
         self.db().execute(
             &format!("INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
@@ -463,6 +542,71 @@ impl Store {
         )?;
         Ok((id, created_at))
     }
+
+    /// A new call, ringing.
+    pub fn add_call(&self, caller_id: &str, callee_id: &str, kind: &str) -> Result<Call, StoreError> {
+        let call = Call {
+            id: new_id("call"),
+            caller_id: caller_id.into(),
+            callee_id: callee_id.into(),
+            kind: kind.into(),
+            status: "ringing".into(),
+            created_at: now_ms(),
+            answered_at: None,
+            ended_at: None,
+        };
+        self.db().execute(
+            &format!("INSERT INTO calls ({CALL_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL)"),
+            params![call.id, call.caller_id, call.callee_id, call.kind, call.status, call.created_at],
+        )?;
+        Ok(call)
+    }
+
+    pub fn call(&self, id: &str) -> Result<Option<Call>, StoreError> {
+        Ok(self
+            .db()
+            .query_row(&format!("SELECT {CALL_COLUMNS} FROM calls WHERE id = ?1"), params![id], call_from_row)
+            .optional()?)
+    }
+
+    /// Answers a ringing call; false if it was not ringing (answered already, or ended). One
+    /// conditional update, so of two answers only one wins.
+    pub fn answer_call(&self, id: &str, at: i64) -> Result<bool, StoreError> {
+        let changed = self.db().execute(
+            "UPDATE calls SET status = 'answered', answered_at = ?2 WHERE id = ?1 AND status = 'ringing'",
+            params![id, at],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// Ends a call that has not ended; false if it had (both parties hanging up at once: one wins).
+    pub fn end_call(&self, id: &str, at: i64) -> Result<bool, StoreError> {
+        let changed = self.db().execute(
+            "UPDATE calls SET status = 'ended', ended_at = ?2 WHERE id = ?1 AND status != 'ended'",
+            params![id, at],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// A member's calls that have not ended, as caller or callee.
+    pub fn open_calls_of(&self, member_id: &str) -> Result<Vec<Call>, StoreError> {
+        self.calls_where(member_id, "AND status != 'ended'")
+    }
+
+    /// A member's calls, as caller or callee, newest first.
+    pub fn calls_of(&self, member_id: &str) -> Result<Vec<Call>, StoreError> {
+        self.calls_where(member_id, "")
+    }
+
+    fn calls_where(&self, member_id: &str, condition: &str) -> Result<Vec<Call>, StoreError> {
+        let db = self.db();
+        let mut statement = db.prepare(&format!(
+            "SELECT {CALL_COLUMNS} FROM calls WHERE (caller_id = ?1 OR callee_id = ?1) {condition} \
+             ORDER BY created_at DESC, rowid DESC"
+        ))?;
+        let rows = statement.query_map(params![member_id], call_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
 }
 
 #[cfg(test)]
@@ -507,5 +651,51 @@ mod tests {
         let store = Store::open_in_memory().unwrap();
         assert!(matches!(store.add_channel("x", &["mem_nobody".into()]), Err(StoreError::NoSuchMember(_))));
         assert!(store.channels_of("mem_nobody").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_call_rings_is_answered_once_and_ends_once() {
+        let store = Store::open_in_memory().unwrap();
+        let alice = store.add_member("alice", MemberKind::Human).unwrap();
+        let bob = store.add_member("bob", MemberKind::Human).unwrap();
+        let call = store.add_call(&alice.id, &bob.id, "video").unwrap();
+        assert_eq!((call.status.as_str(), call.answered_at, call.ended_at), ("ringing", None, None));
+        assert_eq!(store.call(&call.id).unwrap().as_ref(), Some(&call));
+        assert_eq!((call.other_party(&alice.id), call.other_party(&bob.id)), (bob.id.as_str(), alice.id.as_str()));
+        assert!(call.is_party(&bob.id) && !call.is_party("mem_nobody"));
+
+        assert!(store.answer_call(&call.id, 2000).unwrap());
+        assert!(!store.answer_call(&call.id, 2001).unwrap(), "answered twice");
+        let answered = store.call(&call.id).unwrap().unwrap();
+        assert_eq!((answered.status.as_str(), answered.answered_at), ("answered", Some(2000)));
+        assert_eq!(store.open_calls_of(&bob.id).unwrap(), vec![answered]);
+
+        assert!(store.end_call(&call.id, 3000).unwrap());
+        assert!(!store.end_call(&call.id, 3001).unwrap(), "ended twice");
+        assert!(!store.answer_call(&call.id, 3002).unwrap(), "an ended call was answered");
+        let ended = store.call(&call.id).unwrap().unwrap();
+        assert_eq!((ended.status.as_str(), ended.answered_at, ended.ended_at), ("ended", Some(2000), Some(3000)));
+        assert!(store.open_calls_of(&alice.id).unwrap().is_empty());
+        assert_eq!(store.calls_of(&alice.id).unwrap(), vec![ended]);
+        assert!(store.call("call_none").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_direct_peer_is_the_other_member_of_a_channel_of_two() {
+        let store = Store::open_in_memory().unwrap();
+        let alice = store.add_member("alice", MemberKind::Human).unwrap();
+        let bob = store.add_member("bob", MemberKind::Human).unwrap();
+        let bot = store.add_member("bot", MemberKind::Agent).unwrap();
+        let dm = store.add_channel("dm", &[alice.id.clone(), bot.id.clone()]).unwrap();
+        let three = store.add_channel("three", &[alice.id.clone(), bob.id.clone(), bot.id.clone()]).unwrap();
+        let alone = store.add_channel("alone", std::slice::from_ref(&alice.id)).unwrap();
+        assert_eq!(store.direct_peer(&dm, &alice.id).unwrap(), Some(bot.clone()));
+        assert_eq!(store.direct_peer(&dm, &bot.id).unwrap(), Some(alice.clone()));
+        assert_eq!(store.direct_peer(&dm, &bob.id).unwrap(), None, "not in the channel");
+        assert_eq!(store.direct_peer(&three, &alice.id).unwrap(), None);
+        assert_eq!(store.direct_peer(&alone, &alice.id).unwrap(), None);
+        assert!(store.share_a_channel(&alice.id, &bot.id).unwrap());
+        let loner = store.add_member("loner", MemberKind::Human).unwrap();
+        assert!(!store.share_a_channel(&alice.id, &loner.id).unwrap());
     }
 }

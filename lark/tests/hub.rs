@@ -34,6 +34,7 @@ struct Team {
     bob: String,
     bot: String,
     alice_id: String,
+    bob_id: String,
     bot_id: String,
     general: String,
 }
@@ -48,6 +49,7 @@ fn team(hub: &Hub) -> Team {
         bob: hub.auth().issue_jwt(&bob.id),
         bot: hub.auth().issue_api_key(hub.store(), &bot.id).unwrap(),
         alice_id: alice.id,
+        bob_id: bob.id,
         bot_id: bot.id,
         general,
     }
@@ -85,6 +87,32 @@ async fn next_of(ws: &mut Ws, kind: &str) -> Value {
         }
         assert_ne!(frame["type"], "<closed>", "closed while waiting for {kind}");
     }
+}
+
+/// Waits for each of these `(member_id, status)` presence updates, in any order, skipping other
+/// frames.
+async fn presence(ws: &mut Ws, expected: &[(&str, &str)]) {
+    let mut missing: Vec<Value> =
+        expected.iter().map(|(id, status)| json!({ "member_id": id, "status": status })).collect();
+    while !missing.is_empty() {
+        let update = next_of(ws, "presence.update").await;
+        missing.retain(|m| *m != update["data"]);
+    }
+}
+
+/// The next `message.new` from `sender_id`, skipping others (one's own, broadcast back).
+async fn next_from(ws: &mut Ws, sender_id: &str) -> Value {
+    loop {
+        let new = next_of(ws, "message.new").await;
+        if new["data"]["sender_id"] == sender_id {
+            return new;
+        }
+    }
+}
+
+/// The error the next `error` frame carries.
+async fn error(ws: &mut Ws) -> String {
+    next_of(ws, "error").await["data"]["error"].as_str().unwrap_or_default().to_string()
 }
 
 async fn login(url: &str, token: &str) -> Ws {
@@ -361,4 +389,327 @@ async fn presence_goes_to_those_who_share_a_channel() {
     send(&mut loner_ws, json!({ "type": "no.such.type" })).await;
     let frame = next(&mut loner_ws).await;
     assert_eq!(frame["type"], "error", "{frame}");
+}
+
+#[tokio::test]
+async fn a_daemon_registers_its_agents_is_woken_for_them_speaks_for_them_and_leaves_with_them() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let hub = &server.hub;
+    let laptop = hub.add_member("laptop", MemberKind::Human).unwrap();
+    let scout = hub.add_member("scout", MemberKind::Agent).unwrap();
+    let idle = hub.add_member("idle", MemberKind::Agent).unwrap();
+    let crew = hub.store().add_channel("crew", &[t.alice_id.clone(), t.bob_id.clone(), scout.id.clone()]).unwrap();
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut daemon = login(&server.url, &hub.auth().issue_jwt(&laptop.id)).await;
+
+    let before = laika_lark::envelope::now_ms();
+    let agents = json!([{ "name": "bot", "agent_id": t.bot_id }, { "name": "Scout", "agent_id": scout.id }]);
+    send(&mut daemon, json!({ "id": "reg-1", "type": "daemon.register", "data": { "agents": agents } })).await;
+    let registered = next_of(&mut daemon, "daemon.registered").await;
+    assert_eq!(registered["id"], "reg-1");
+    assert_eq!(
+        registered["data"]["agents"],
+        json!([{ "name": "bot", "agent_id": t.bot_id }, { "name": "scout", "agent_id": scout.id }])
+    );
+    let daemon_id = registered["data"]["daemon_id"].as_str().unwrap();
+    let stamp: i64 = daemon_id.strip_prefix(&format!("daemon_{}_", laptop.id)).unwrap().parse().unwrap();
+    assert!(stamp >= before && stamp <= laika_lark::envelope::now_ms(), "{daemon_id}");
+    assert_eq!(hub.daemon_agents(), 2);
+    // Alice shares a channel with each agent: both come online.
+    presence(&mut alice, &[(&t.bot_id, "online"), (&scout.id, "online")]).await;
+
+    // A mention of an agent with no connection of its own goes to its daemon, naming the agent.
+    send(
+        &mut alice,
+        json!({ "type": "message.send", "data": { "channel_id": crew, "content": "@scout, look at this" } }),
+    )
+    .await;
+    let asked = next_of(&mut alice, "message.ack").await["data"]["message_id"].clone();
+    let notification = next_of(&mut daemon, "notification.new").await;
+    assert_eq!(notification["data"]["member_id"], scout.id.as_str());
+    let wake = next_of(&mut daemon, "agent.wake").await;
+    assert_eq!(
+        (wake["data"]["agent_id"].as_str(), wake["data"]["reason"].as_str()),
+        (Some(scout.id.as_str()), Some("mention"))
+    );
+    assert_eq!(wake["data"]["context"]["channel"]["id"], crew.as_str());
+    assert_eq!(wake["data"]["context"]["recent_messages"][0]["id"], asked);
+    send(
+        &mut alice,
+        json!({ "type": "message.send", "data": { "channel_id": t.general, "content": "and you, @bot" } }),
+    )
+    .await;
+    let asked_bot = next_of(&mut alice, "message.ack").await["data"]["message_id"].clone();
+    let wake = next_of(&mut daemon, "agent.wake").await;
+    assert_eq!(wake["data"]["agent_id"], t.bot_id.as_str());
+    assert_eq!(wake["data"]["context"]["channel"]["id"], t.general.as_str());
+
+    // The daemon speaks as its agents: the channel sees the agent as the author.
+    send(
+        &mut daemon,
+        json!({ "id": "s-1", "type": "message.send", "data": { "channel_id": crew, "content": "On it.", "agent_id": scout.id } }),
+    )
+    .await;
+    let ack = next_of(&mut daemon, "message.ack").await;
+    assert_eq!((ack["id"].as_str(), ack["data"]["channel_id"].as_str()), (Some("s-1"), Some(crew.as_str())));
+    let said = next_from(&mut alice, &scout.id).await;
+    assert_eq!(
+        (said["data"]["sender_id"].as_str(), said["data"]["sender_name"].as_str(), said["data"]["content"].as_str()),
+        (Some(scout.id.as_str()), Some("scout"), Some("On it."))
+    );
+    assert_eq!(hub.store().message(said["data"]["id"].as_str().unwrap()).unwrap().unwrap().sender_id, scout.id);
+    send(
+        &mut daemon,
+        json!({ "type": "thread.reply", "data": { "channel_id": t.general, "parent_id": asked_bot, "content": "Here.", "agent_id": t.bot_id } }),
+    )
+    .await;
+    let reply = next_from(&mut alice, &t.bot_id).await;
+    assert_eq!(
+        (reply["data"]["sender_id"].as_str(), reply["data"]["thread_id"].clone()),
+        (Some(t.bot_id.as_str()), asked_bot)
+    );
+    send(&mut daemon, json!({ "type": "agent.thinking", "data": { "channel_id": crew, "agent_id": scout.id } })).await;
+    let typing = next_of(&mut alice, "typing.start").await;
+    assert_eq!(
+        (typing["data"]["member_id"].as_str(), typing["data"]["name"].as_str()),
+        (Some(scout.id.as_str()), Some("scout"))
+    );
+    send(&mut daemon, json!({ "type": "agent.sleep", "data": { "agent_id": scout.id } })).await;
+    presence(&mut alice, &[(&scout.id, "sleeping")]).await;
+
+    // Only for its own agents, and only the frames an agent sends.
+    send(
+        &mut daemon,
+        json!({ "type": "message.send", "data": { "channel_id": t.general, "content": "x", "agent_id": idle.id } }),
+    )
+    .await;
+    assert_eq!(error(&mut daemon).await, "agent not registered by this connection");
+    send(
+        &mut alice,
+        json!({ "type": "message.send", "data": { "channel_id": t.general, "content": "x", "agent_id": t.bot_id } }),
+    )
+    .await;
+    assert_eq!(error(&mut alice).await, "agent not registered by this connection");
+    send(&mut daemon, json!({ "type": "approval.request", "data": { "action": "x", "agent_id": t.bot_id } })).await;
+    assert_eq!(error(&mut daemon).await, "this request cannot be made on an agent's behalf");
+
+    // The daemon gone, its agents are unregistered and offline.
+    drop(daemon);
+    presence(&mut alice, &[(&t.bot_id, "offline"), (&scout.id, "offline")]).await;
+    assert_eq!(hub.daemon_agents(), 0);
+    // A new daemon connection of the same member speaks for no one until it registers.
+    let mut again = login(&server.url, &hub.auth().issue_jwt(&laptop.id)).await;
+    send(&mut again, json!({ "type": "agent.sleep", "data": { "agent_id": scout.id } })).await;
+    assert_eq!(error(&mut again).await, "agent not registered by this connection");
+}
+
+#[tokio::test]
+async fn a_call_is_offered_rung_answered_relayed_and_ended_and_its_record_follows() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let store = server.hub.store();
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut bob = login(&server.url, &t.bob).await;
+
+    send(&mut alice, json!({ "id": "c-1", "type": "call.offer", "data": { "callee_id": t.bob_id, "type": "video", "sdp": "v=0 offer" } }))
+        .await;
+    let offered = next_of(&mut alice, "call.offer").await;
+    assert_eq!((offered["id"].as_str(), offered["data"]["status"].as_str()), (Some("c-1"), Some("ringing")));
+    let call_id = offered["data"]["call_id"].as_str().unwrap().to_string();
+    let ring = next_of(&mut bob, "call.ring").await;
+    assert_eq!(
+        ring["data"],
+        json!({ "call_id": call_id, "caller_id": t.alice_id, "caller_name": "alice", "type": "video" })
+    );
+    let offer = next_of(&mut bob, "call.offer").await;
+    assert_eq!(
+        offer["data"],
+        json!({ "call_id": call_id, "caller_id": t.alice_id, "type": "video", "sdp": "v=0 offer" })
+    );
+    let call = store.call(&call_id).unwrap().unwrap();
+    assert_eq!(
+        (call.caller_id.as_str(), call.callee_id.as_str(), call.kind.as_str(), call.status.as_str()),
+        (t.alice_id.as_str(), t.bob_id.as_str(), "video", "ringing")
+    );
+
+    send(&mut bob, json!({ "type": "call.answer", "data": { "call_id": call_id, "sdp": "v=0 answer" } })).await;
+    let answer = next_of(&mut alice, "call.answer").await;
+    assert_eq!(answer["data"], json!({ "call_id": call_id, "callee_id": t.bob_id, "sdp": "v=0 answer" }));
+    let call = store.call(&call_id).unwrap().unwrap();
+    assert_eq!(call.status, "answered");
+    assert!(call.answered_at.is_some_and(|at| at >= call.created_at));
+
+    let line = "candidate:842163049 1 udp 1677729535 192.0.2.1 3478 typ srflx";
+    send(
+        &mut alice,
+        json!({ "type": "call.ice", "data": { "call_id": call_id, "target_id": t.bob_id, "candidate": line } }),
+    )
+    .await;
+    let ice = next_of(&mut bob, "call.ice").await;
+    assert_eq!(
+        (ice["data"]["candidate"].as_str(), ice["data"]["from_id"].as_str()),
+        (Some(line), Some(t.alice_id.as_str()))
+    );
+    let init = json!({ "candidate": line, "sdpMid": "0", "sdpMLineIndex": 0 });
+    send(
+        &mut bob,
+        json!({ "type": "call.ice", "data": { "call_id": call_id, "target_id": t.alice_id, "candidate": init } }),
+    )
+    .await;
+    assert_eq!(next_of(&mut alice, "call.ice").await["data"]["candidate"], init);
+
+    send(&mut bob, json!({ "type": "call.end", "data": { "call_id": call_id } })).await;
+    let end = next_of(&mut alice, "call.end").await;
+    assert_eq!(end["data"], json!({ "call_id": call_id, "ended_by": t.bob_id }));
+    let call = store.call(&call_id).unwrap().unwrap();
+    assert_eq!(call.status, "ended");
+    assert!(call.ended_at.is_some_and(|end| Some(end) >= call.answered_at));
+
+    // A callee who leaves while it rings ends the call.
+    send(&mut alice, json!({ "type": "call.offer", "data": { "callee_id": t.bob_id, "type": "audio", "sdp": "v=0" } }))
+        .await;
+    let missed = next_of(&mut alice, "call.offer").await["data"]["call_id"].as_str().unwrap().to_string();
+    next_of(&mut bob, "call.ring").await;
+    drop(bob);
+    let end = next_of(&mut alice, "call.end").await;
+    assert_eq!(end["data"], json!({ "call_id": missed, "ended_by": t.bob_id, "reason": "disconnected" }));
+    let call = store.call(&missed).unwrap().unwrap();
+    assert_eq!((call.kind.as_str(), call.status.as_str(), call.answered_at), ("audio", "ended", None));
+
+    // A callee with no connection: no ringing call, the caller is told, the record says ended.
+    send(
+        &mut alice,
+        json!({ "id": "c-3", "type": "call.offer", "data": { "callee_id": t.bob_id, "type": "audio", "sdp": "v=0" } }),
+    )
+    .await;
+    let offline = next_of(&mut alice, "error").await;
+    assert_eq!((offline["id"].as_str(), offline["data"]["error"].as_str()), (Some("c-3"), Some("callee offline")));
+    let calls = store.calls_of(&t.alice_id).unwrap();
+    assert_eq!(calls.len(), 3);
+    assert_eq!((calls[0].status.as_str(), calls[0].callee_id.as_str()), ("ended", t.bob_id.as_str()));
+    assert_eq!(calls[0].ended_at, Some(calls[0].created_at));
+    assert!(store.open_calls_of(&t.alice_id).unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_direct_message_wakes_the_agent_once() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let dm = server.hub.store().add_channel("alice+bot", &[t.alice_id.clone(), t.bot_id.clone()]).unwrap();
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut bot = login(&server.url, &t.bot).await;
+
+    send(&mut alice, json!({ "type": "message.send", "data": { "channel_id": dm, "content": "are you there?" } }))
+        .await;
+    let first = next_of(&mut alice, "message.ack").await["data"]["message_id"].clone();
+    let wake = next_of(&mut bot, "agent.wake").await;
+    assert_eq!(wake["data"]["reason"], "dm");
+    assert_eq!(wake["data"]["context"]["channel"]["id"], dm.as_str());
+    assert_eq!(wake["data"]["context"]["recent_messages"][0]["id"], first);
+    assert!(wake["data"].get("agent_id").is_none(), "a direct connection is not told whom it is for");
+
+    // Named in the DM: one wake, for the mention. A channel of three is no DM.
+    send(&mut alice, json!({ "type": "message.send", "data": { "channel_id": dm, "content": "@bot hello" } })).await;
+    assert_eq!(next_of(&mut bot, "agent.wake").await["data"]["reason"], "mention");
+    send(&mut alice, json!({ "type": "message.send", "data": { "channel_id": t.general, "content": "plain" } })).await;
+    // The agent's own message in its DM wakes no one. (Alice waits for it, so the bot's frames
+    // stay unread until the wake below: a second wake for the mention would come first.)
+    send(&mut bot, json!({ "type": "message.send", "data": { "channel_id": dm, "content": "yes" } })).await;
+    next_from(&mut alice, &t.bot_id).await;
+    send(&mut alice, json!({ "type": "message.send", "data": { "channel_id": dm, "content": "good" } })).await;
+    let wake = next_of(&mut bot, "agent.wake").await;
+    assert_eq!(wake["data"]["reason"], "dm");
+    let recent: Vec<&str> = wake["data"]["context"]["recent_messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(recent, ["are you there?", "@bot hello", "yes", "good"]);
+}
+
+#[tokio::test]
+async fn bad_call_and_daemon_frames_get_errors_and_the_connection_keeps_serving() {
+    let server = start(Limits::default()).await;
+    let t = team(&server.hub);
+    let hub = &server.hub;
+    let carol = hub.add_member("carol", MemberKind::Human).unwrap();
+    let loner = hub.add_member("loner", MemberKind::Human).unwrap();
+    hub.store().add_channel("carol+alice", &[carol.id.clone(), t.alice_id.clone()]).unwrap();
+    let mut stranger = connect(&server.url).await;
+    send(
+        &mut stranger,
+        json!({ "type": "daemon.register", "data": { "agents": [{ "name": "bot", "agent_id": t.bot_id }] } }),
+    )
+    .await;
+    assert_eq!(error(&mut stranger).await, "not authenticated");
+
+    let mut alice = login(&server.url, &t.alice).await;
+    let mut bob = login(&server.url, &t.bob).await;
+    let mut carol_ws = login(&server.url, &hub.auth().issue_jwt(&carol.id)).await;
+    for (agents, expected) in [
+        (json!([{ "name": "alice", "agent_id": t.alice_id }]), "no such agent"),
+        (
+            json!([{ "name": "bot", "agent_id": t.bot_id }, { "name": "ghost", "agent_id": "mem_ghost" }]),
+            "no such agent",
+        ),
+        (json!([{ "name": "not-bot", "agent_id": t.bot_id }]), "no such agent"),
+        (json!([{ "agent_id": t.bot_id }]), "invalid data"),
+        (json!([]), "invalid data"),
+        (json!("bot"), "invalid data"),
+    ] {
+        send(&mut alice, json!({ "type": "daemon.register", "data": { "agents": agents } })).await;
+        assert_eq!(error(&mut alice).await, expected, "{agents}");
+    }
+    assert_eq!(hub.daemon_agents(), 0, "a refused registration registered some");
+
+    let offer = |callee: &str, kind: &str| json!({ "type": "call.offer", "data": { "callee_id": callee, "type": kind, "sdp": "v=0" } });
+    for (frame, expected) in [
+        (offer(&t.bob_id, "hologram"), "invalid data"),
+        (offer(&t.alice_id, "audio"), "invalid data"),
+        (offer("mem_ghost", "audio"), "member not found"),
+        (offer(&loner.id, "audio"), "no channel shared with this member"),
+        (json!({ "type": "call.answer", "data": { "call_id": "call_none", "sdp": "v=0" } }), "call not found"),
+        (json!({ "type": "call.end", "data": {} }), "invalid data"),
+    ] {
+        send(&mut alice, frame.clone()).await;
+        assert_eq!(error(&mut alice).await, expected, "{frame}");
+    }
+
+    send(&mut alice, offer(&t.bob_id, "audio")).await;
+    let call_id = next_of(&mut alice, "call.offer").await["data"]["call_id"].as_str().unwrap().to_string();
+    let ice = |target: &str| json!({ "type": "call.ice", "data": { "call_id": call_id, "target_id": target, "candidate": "candidate:1" } });
+    send(&mut carol_ws, ice(&t.bob_id)).await;
+    assert_eq!(error(&mut carol_ws).await, "not a party to this call");
+    send(&mut carol_ws, json!({ "type": "call.end", "data": { "call_id": call_id } })).await;
+    assert_eq!(error(&mut carol_ws).await, "not a party to this call");
+    send(&mut bob, ice(&carol.id)).await;
+    assert_eq!(error(&mut bob).await, "target is not the other party of the call");
+    send(&mut bob, json!({ "type": "call.ice", "data": { "call_id": call_id, "target_id": t.alice_id } })).await;
+    assert_eq!(error(&mut bob).await, "invalid data");
+    send(&mut alice, json!({ "type": "call.answer", "data": { "call_id": call_id, "sdp": "v=0" } })).await;
+    assert_eq!(error(&mut alice).await, "only the callee may answer a call");
+    send(&mut bob, json!({ "type": "call.answer", "data": { "call_id": call_id, "sdp": "v=0" } })).await;
+    next_of(&mut alice, "call.answer").await;
+    send(&mut bob, json!({ "type": "call.answer", "data": { "call_id": call_id, "sdp": "v=0" } })).await;
+    assert_eq!(error(&mut bob).await, "call is not ringing");
+    send(&mut alice, json!({ "type": "call.end", "data": { "call_id": call_id } })).await;
+    next_of(&mut bob, "call.end").await;
+    send(&mut bob, json!({ "id": "e-2", "type": "call.end", "data": { "call_id": call_id } })).await;
+    let ended = next_of(&mut bob, "error").await;
+    assert_eq!((ended["id"].as_str(), ended["data"]["error"].as_str()), (Some("e-2"), Some("call has ended")));
+    send(&mut bob, ice(&t.alice_id)).await;
+    assert_eq!(error(&mut bob).await, "call has ended");
+    assert_eq!(hub.store().call(&call_id).unwrap().unwrap().status, "ended");
+
+    // Still serving, both of them: a registration and a message go through.
+    send(
+        &mut alice,
+        json!({ "type": "daemon.register", "data": { "agents": [{ "name": "BOT", "agent_id": t.bot_id }] } }),
+    )
+    .await;
+    assert_eq!(next_of(&mut alice, "daemon.registered").await["data"]["agents"][0]["name"], "bot");
+    send(&mut bob, json!({ "type": "message.send", "data": { "channel_id": t.general, "content": "still on" } })).await;
+    next_of(&mut bob, "message.ack").await;
 }
