@@ -6,7 +6,7 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `host.info` | — | name, version, protocol, methods, data_dir, history_storage (`redacted`, or `full` under `LAIKA_LOG_FULL_LLM=1`) |
+//! | `host.info` | — | name, version, protocol, methods, data_dir, history_storage (`redacted`, or `full` under `LAIKA_LOG_FULL_LLM=1`), pid and served_by (`daemon` or `process`) of the process answering |
 //! | `packet.validate` | `{packet}` | `{valid, violations}` |
 //! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], repairs}` |
@@ -391,6 +391,9 @@ impl Handler for HostApi {
                 "data_dir": self.host.data_dir,
                 // "full" under LAIKA_LOG_FULL_LLM=1: the history then keeps whole packets (page text).
                 "history_storage": self.host.history.policy().as_str(),
+                // Which process answers: the daemon every browser shares, or one of its own.
+                "pid": std::process::id(),
+                "served_by": if self.host.served_by_daemon() { "daemon" } else { "process" },
             }))),
             "packet.validate" => now(param(request, "packet").map(|p| {
                 let violations = packet::validate(p);

@@ -269,6 +269,14 @@ impl History {
         self.policy
     }
 
+    /// Moves the write-ahead log into the database file and empties it (the daemon does this as
+    /// it stops). Every committed turn is durable without it; this leaves one file behind
+    /// instead of three, for a backup or a copy.
+    pub fn checkpoint(&self) -> Result<(), HistoryError> {
+        self.lock().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while the lock was held dropped its open transaction, which rolled back; the
         // connection itself is still sound, so poisoning is not a reason to stop the history.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -65,6 +66,11 @@ pub struct Config {
     pub constrain_bullets: bool,
     /// The loopback port `laika-host daemon` serves the Lark v1 hub on (`ws://127.0.0.1:PORT/ws`).
     pub daemon_port: u16,
+    /// A daemon a browser's proxy started leaves after this many seconds unused (no browser
+    /// session, no running summary, no hub connection); 0 keeps it running. The model stays
+    /// loaded meanwhile, so the next summary does not wait for it. `LAIKA_DAEMON_IDLE_SECS`
+    /// overrides it (tests use a few seconds).
+    pub daemon_idle_exit_secs: u64,
 }
 
 impl Default for Config {
@@ -88,6 +94,7 @@ impl Default for Config {
             dry_multiplier: sampling.dry_multiplier,
             constrain_bullets: true,
             daemon_port: DEFAULT_DAEMON_PORT,
+            daemon_idle_exit_secs: 30 * 60,
         }
     }
 }
@@ -148,6 +155,15 @@ impl Config {
             .unwrap_or_default()
     }
 
+    /// How long a proxy-started daemon stays unused before it leaves (`None`: it stays).
+    pub fn daemon_idle_exit(&self) -> Option<u64> {
+        let secs = std::env::var("LAIKA_DAEMON_IDLE_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(self.daemon_idle_exit_secs);
+        (secs > 0).then_some(secs)
+    }
+
     pub fn sampling(&self) -> Sampling {
         Sampling {
             temperature: self.temperature,
@@ -199,6 +215,8 @@ pub struct Host {
     status: RwLock<EngineStatus>,
     pub jobs: Mutex<HashMap<String, Arc<SummaryJob>>>,
     pub started: Instant,
+    /// Whether this host is the daemon's (shared by every browser) or a process of its own.
+    served_by_daemon: AtomicBool,
 }
 
 impl Host {
@@ -225,7 +243,28 @@ impl Host {
             status: RwLock::new(status),
             jobs: Mutex::new(HashMap::new()),
             started: Instant::now(),
+            served_by_daemon: AtomicBool::new(false),
         }))
+    }
+
+    pub fn set_served_by_daemon(&self) {
+        self.served_by_daemon.store(true, Ordering::Relaxed);
+    }
+
+    pub fn served_by_daemon(&self) -> bool {
+        self.served_by_daemon.load(Ordering::Relaxed)
+    }
+
+    /// Summaries still running.
+    pub fn running_jobs(&self) -> usize {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner()).values().filter(|j| !j.snapshot().done).count()
+    }
+
+    /// Cancels every running summary (the daemon is stopping).
+    pub fn cancel_jobs(&self) {
+        for job in self.jobs.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            job.cancel.cancel();
+        }
     }
 
     pub fn config(&self) -> Config {

@@ -2,19 +2,14 @@
 //! `laika-host lark member add` / `channel add` manage who is on it. The hub itself is the
 //! `laika-lark` crate; its store is `lark.sqlite3` in the data directory.
 //!
-//! What the daemon does not do yet (issue #27): own the model and the jobs, take over native
-//! messaging through a proxy, and carry Laika's conversations and approvals on the bus. Today it
-//! is the hub alone.
 
-use crate::host::{Config, data_dir};
+use crate::host::data_dir;
 use anyhow::{Context, Result};
 use laika_lark::hub::Hub;
-use laika_lark::limits::Limits;
 use laika_lark::store::{MemberKind, Store};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// The hub's database, in the data directory.
 pub const HUB_DB: &str = "lark.sqlite3";
@@ -50,7 +45,7 @@ pub enum ChannelCommand {
     },
 }
 
-fn open_store(dir: &Path) -> Result<Store> {
+pub fn open_store(dir: &Path) -> Result<Store> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     Ok(Store::open(&dir.join(HUB_DB))?)
 }
@@ -78,41 +73,4 @@ pub fn lark(command: LarkCommand) -> Result<ExitCode> {
     };
     println!("{out}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// Serves the hub on 127.0.0.1 (never another interface) until SIGTERM or Ctrl-C.
-pub fn daemon(port: Option<u16>) -> Result<ExitCode> {
-    let dir = data_dir();
-    let port = match port {
-        Some(port) => port,
-        None => Config::load(&dir)?.daemon_port,
-    };
-    let hub = Arc::new(Hub::new(open_store(&dir)?)?);
-    let runtime = crate::runtime()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-            .await
-            .with_context(|| format!("DAEMON_PORT_BUSY: cannot listen on 127.0.0.1:{port}"))?;
-        eprintln!("laika-host daemon: Lark v1 hub on ws://127.0.0.1:{port}/ws (store {})", dir.join(HUB_DB).display());
-        tokio::select! {
-            served = laika_lark::server::serve(listener, hub, Limits::default()) => served.context("the hub stopped")?,
-            _ = shutdown() => eprintln!("laika-host daemon: stopping"),
-        }
-        Ok::<_, anyhow::Error>(())
-    })?;
-    Ok(ExitCode::SUCCESS)
-}
-
-async fn shutdown() {
-    #[cfg(unix)]
-    {
-        if let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

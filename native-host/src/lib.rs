@@ -42,6 +42,8 @@ pub mod api;
 #[doc(hidden)]
 pub mod bench;
 pub mod cli;
+#[cfg(unix)]
+pub mod daemon;
 pub mod debuglog;
 pub mod engine;
 pub mod ground;
@@ -53,6 +55,8 @@ pub mod lark;
 pub mod models;
 pub mod plan_suite;
 pub mod prompt;
+#[cfg(unix)]
+pub mod proxy;
 pub mod quality;
 pub mod summary;
 pub mod transport;

@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{api, bench, cli, host, init_logging, install, lark, runtime, transport};
+use laika_host::{bench, cli, daemon, init_logging, install, lark, proxy};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -28,8 +28,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Speak native messaging on stdin/stdout (what a browser starts the host for).
-    Native,
+    /// Speak native messaging on stdin/stdout (what a browser starts the host for): through the
+    /// daemon, started if none runs, so every browser shares one engine and one history.
+    Native {
+        /// Serve in this process instead of through the daemon.
+        #[arg(long)]
+        in_process: bool,
+    },
     /// Check a laika.llmcp packet against every rule of v1; exits 1 when it breaks any.
     Validate {
         /// The packet file, or `-` for standard input.
@@ -67,12 +72,10 @@ enum Command {
     /// Register the host with the browsers (user-scope native-messaging manifests on Linux and
     /// macOS), or with `--uninstall` remove it.
     Install(install::InstallArgs),
-    /// Serve the Lark v1 hub (people and agents on one WebSocket bus) on 127.0.0.1, at
+    /// Run the daemon: the engine, the jobs and the history every browser shares (through the
+    /// native-messaging proxy, on a Unix socket in the data directory), and the Lark v1 hub on
     /// `ws://127.0.0.1:PORT/ws` (`daemon_port` in config.json unless given).
-    Daemon {
-        #[arg(long)]
-        port: Option<u16>,
-    },
+    Daemon(daemon::DaemonArgs),
     /// The Lark hub's members and channels.
     #[command(subcommand)]
     Lark(lark::LarkCommand),
@@ -167,33 +170,6 @@ fn started_by_browser(args: &[String]) -> bool {
     }
 }
 
-fn serve_native_messaging() -> ExitCode {
-    let runtime = match runtime() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("laika-host: {error:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let served = runtime.block_on(async {
-        // stdout carries frames: nothing else may be written there, so logs go to stderr.
-        let host = host::Host::open(&host::data_dir())?;
-        let loading = host.clone();
-        tokio::spawn(async move { loading.load_engine().await });
-        let api = api::HostApi { host };
-        transport::serve(tokio::io::stdin(), tokio::io::stdout(), &api).await.context("native messaging failed")
-    });
-    // The engine's threads may still be busy; the browser closed the port, so leave now.
-    runtime.shutdown_background();
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("laika-host: {error:#}");
-            ExitCode::from(1)
-        }
-    }
-}
-
 fn main() -> ExitCode {
     quiet_library_backtraces();
     if let Err(missing) = laika_host::cpu_baseline() {
@@ -207,7 +183,7 @@ fn main() -> ExitCode {
     init_logging();
     let args: Vec<String> = std::env::args().collect();
     if started_by_browser(&args) {
-        return serve_native_messaging();
+        return proxy::serve_native_messaging(false);
     }
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -233,7 +209,7 @@ fn quiet_library_backtraces() {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Native => Ok(serve_native_messaging()),
+        Command::Native { in_process } => Ok(proxy::serve_native_messaging(in_process)),
         Command::Validate { packet: path, json } => {
             let text = read_input(&path)?;
             let violations = match serde_json::from_str::<Value>(&text) {
@@ -307,7 +283,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::History(command) => cli::history(command),
         Command::Model(command) => cli::model(command),
         Command::Install(args) => install::run(args),
-        Command::Daemon { port } => lark::daemon(port),
+        Command::Daemon(args) => daemon::run(args),
         Command::Lark(command) => lark::lark(command),
         Command::Bench(args) => bench::run(args),
     }

@@ -23,6 +23,7 @@ impl Host {
         let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
             .arg("chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
             .env("LAIKA_DATA_DIR", data_dir)
+            .env("LAIKA_DAEMON_IDLE_SECS", support::DAEMON_IDLE_SECS)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

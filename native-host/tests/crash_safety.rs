@@ -1,12 +1,15 @@
 //! Crash safety of the history (security suite, part `crash`).
 //!
-//! The real `laika-host` (extractive engine) is driven over native messaging through turns that
+//! The real `laika-host` (extractive engine) is driven over native messaging (the browser's
+//! proxy, and behind it the daemon that owns the history) through turns that
 //! write to its SQLite history and are acknowledged by their reply: `tool.result` (recorded at
 //! once), `plan` (a request and a response packet, and an approval card for the click it
 //! proposes) and summaries (`summary.start`, then `summary.poll` until done). A seeded generator
 //! kills the host with SIGKILL at random points: after a request is sent and before its reply is
 //! read (at once or a few milliseconds later), right after a reply arrived, and while the host is
-//! starting up. Each time a new host is started on the same data directory.
+//! starting up. A kill takes the daemon (pid from `daemon.json`) and the proxy down together, as
+//! a crash or `kill -9` would; each time a new proxy is started on the same data directory and
+//! starts a new daemon, the way a browser's next request does.
 //!
 //! Every turn whose reply arrived is recorded. At the end `PRAGMA integrity_check` must say
 //! `ok`, and every acknowledged turn must be in the file (tool results by call id, plans and
@@ -35,6 +38,7 @@ struct Host {
     replies: Receiver<Option<Value>>,
     stderr: Option<std::thread::JoinHandle<String>>,
     next_id: u64,
+    data_dir: PathBuf,
 }
 
 impl Host {
@@ -66,7 +70,7 @@ impl Host {
             let _ = stderr.read_to_end(&mut text);
             String::from_utf8_lossy(&text).into_owned()
         });
-        Host { stdin: child.stdin.take(), child, replies, stderr: Some(stderr), next_id: 0 }
+        Host { stdin: child.stdin.take(), child, replies, stderr: Some(stderr), next_id: 0, data_dir: data_dir.into() }
     }
 
     /// Sends a request; returns its id.
@@ -94,8 +98,13 @@ impl Host {
         self.reply(id)
     }
 
-    /// SIGKILL. Returns stderr, which must show no panic.
+    /// SIGKILL to the daemon that does the work (when it has started) and to the browser's
+    /// proxy. Returns the proxy's stderr, which must show no panic.
     fn kill(mut self) -> String {
+        if let Some(pid) = support::daemon_pid(&self.data_dir) {
+            // It may have gone already (a previous kill, idle exit): then there is nothing to kill.
+            let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        }
         self.child.kill().expect("kill the host");
         self.child.wait().expect("reap the host");
         self.stderr.take().unwrap().join().unwrap_or_default()
@@ -203,11 +212,11 @@ fn acknowledged_turns_survive_sigkill_at_random_points() {
         // Now and then the host is killed between turns, and its successor while it starts up
         // (opening and migrating the file).
         if rng.below(100) < 4 {
-            let idle = std::mem::replace(&mut host, Host::start(&dir));
-            stderr_all.push_str(&idle.kill());
+            stderr_all.push_str(&host.kill());
+            host = Host::start(&dir);
             std::thread::sleep(Duration::from_micros(rng.below(30_000)));
-            let starting = std::mem::replace(&mut host, Host::start(&dir));
-            stderr_all.push_str(&starting.kill());
+            stderr_all.push_str(&host.kill());
+            host = Host::start(&dir);
             *kills.entry("between_turns").or_default() += 1;
             *kills.entry("startup").or_default() += 1;
             restarts += 2;
@@ -288,8 +297,8 @@ fn acknowledged_turns_survive_sigkill_at_random_points() {
             // A kill planned for a later poll of a summary that finished first falls after its ack.
             let point = if acked && kill != Kill::AfterAck { "after_ack" } else { kill.name() };
             *kills.entry(point).or_default() += 1;
-            let dead = std::mem::replace(&mut host, Host::start(&dir));
-            stderr_all.push_str(&dead.kill());
+            stderr_all.push_str(&host.kill());
+            host = Host::start(&dir);
             restarts += 1;
         }
     }
@@ -363,7 +372,12 @@ fn acknowledged_turns_survive_sigkill_at_random_points() {
         .map(|(conversation, _)| host.call("history.get", json!({ "conversation_id": conversation })));
     let exported = host.call("history.export", json!({}));
     stderr_all.push_str(&host.stop());
+    // Every daemon of the run logged to the same file.
+    stderr_all.push_str(&support::daemon_log(&dir));
     let panicked = stderr_all.contains("panicked");
+    // Each daemon logs one line as it starts serving: the kills took daemons down, and the next
+    // proxy started a new one each time.
+    let daemons_started = stderr_all.matches(": browsers on ").count();
 
     let report = json!({
         "part": "crash",
@@ -374,6 +388,7 @@ fn acknowledged_turns_survive_sigkill_at_random_points() {
         "kills": kills.values().sum::<u64>(),
         "kill_points": kills,
         "restarts": restarts,
+        "daemons_started": daemons_started,
         "acknowledged": acknowledged.len(),
         "unacknowledged_tool_results": unacknowledged_calls.len(),
         "unacknowledged_but_stored": unacknowledged_calls.iter().filter(|c| call_ids.contains(*c)).count(),
@@ -393,6 +408,7 @@ fn acknowledged_turns_survive_sigkill_at_random_points() {
     assert_eq!(foreign_key_problems, 0);
     assert!(missing.is_empty(), "acknowledged but lost ({}):\n{}", missing.len(), missing.join("\n"));
     assert!(!panicked, "{stderr_all}");
+    assert!(daemons_started as u64 > kills.values().sum::<u64>() / 2, "daemons started: {daemons_started}");
     if let (Some((_, call_id)), Some(sample)) = (&first_tool, &sample) {
         assert!(sample.to_string().contains(call_id.as_str()), "history.get misses {call_id}: {sample}");
     }

@@ -1,6 +1,8 @@
 //! `laika-host daemon` and `laika-host lark …` as a user runs them: members made on the command
 //! line sign in to the running daemon over a real WebSocket, a mention wakes the agent, and
-//! SIGTERM stops the daemon cleanly.
+//! SIGTERM stops the daemon cleanly. Two browsers' native-messaging proxies share one daemon
+//! (one engine, one set of jobs, one history), and the next proxy after the daemon stops starts
+//! a new one.
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -8,6 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
+
+mod support;
 
 fn host(data: &Path, args: &[&str]) -> (i32, Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
@@ -95,8 +99,12 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
         assert_eq!(wake["data"]["context"]["recent_messages"][0]["content"], "Summarise it, @laika.");
     });
 
-    // A second daemon on the same port says why it cannot start.
-    let (code, _, stderr) = host(&data, &["daemon", "--port", &port.to_string()]);
+    // A second daemon on the same data directory, or on the same port, says why it cannot start.
+    let (code, _, stderr) = host(&data, &["daemon", "--port", &free_port().to_string()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("DAEMON_RUNNING"), "{stderr}");
+    let other = fresh_dir("daemon-other");
+    let (code, _, stderr) = host(&other, &["daemon", "--port", &port.to_string()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("DAEMON_PORT_BUSY"), "{stderr}");
 
@@ -124,4 +132,140 @@ fn the_hub_benchmark_runs_against_a_real_daemon() {
     assert_eq!(report["fanout_deliveries"], 40, "{report}");
     assert_eq!(report["busy_subscribers_complete"], 20, "{report}");
     assert!(report["idle_kb_per_connection"].as_f64().is_some_and(|kb| kb >= 0.0), "{report}");
+}
+
+/// A browser's end of native messaging: `laika-host` started as Chromium or Firefox starts it.
+struct Browser {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::process::ChildStdout,
+    next_id: u64,
+}
+
+impl Browser {
+    fn start(data: &Path, args: &[&str]) -> Browser {
+        let mut child = support::host_command(data)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("laika-host starts");
+        Browser { stdin: child.stdin.take(), stdout: child.stdout.take().unwrap(), child, next_id: 0 }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        use std::io::Write;
+        self.next_id += 1;
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(&support::request(self.next_id, method, params)).unwrap();
+        stdin.flush().unwrap();
+        let body = support::read_frame(&mut self.stdout).expect("a reply");
+        let reply: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(reply["id"], self.next_id, "{reply}");
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// Closes the browser's side; returns the proxy's exit status and stderr.
+    fn close(mut self) -> (std::process::ExitStatus, String) {
+        use std::io::Read;
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let mut stderr = String::new();
+        let _ = self.child.stderr.take().unwrap().read_to_string(&mut stderr);
+        (status, stderr)
+    }
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn two_browsers_share_one_daemon_and_a_stopped_daemon_is_started_again() {
+    let data = fresh_dir("proxy");
+    std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    // Chromium passes the extension's origin; `native` is what a user or Firefox's wrapper runs.
+    let mut chrome = Browser::start(&data, &["chrome-extension://abcdefghijklmnopabcdefghijklmnop/"]);
+    let mut firefox = Browser::start(&data, &["native"]);
+    let (a, b) = (chrome.call("host.info", json!({})), firefox.call("host.info", json!({})));
+    assert_eq!(a["served_by"], "daemon", "{a}");
+    assert_eq!(a["pid"], b["pid"], "both browsers are served by one daemon: {a} {b}");
+    let daemon = a["pid"].as_u64().unwrap() as u32;
+    assert!(daemon != chrome.child.id() && daemon != firefox.child.id());
+    assert_eq!(support::daemon_pid(&data), Some(daemon));
+    assert!(data.join("laika.sock").exists());
+
+    // A summary started in one browser is the same job in the other, and lands in one history.
+    let observation = json!({
+        "url": "https://shared.example/otters", "title": "Otters",
+        "text": "Otters use stones to crack shells. They float on their backs while they eat. \
+                 A group of otters resting together is called a raft.",
+        "elements": [],
+    });
+    let started = chrome.call("summary.start", json!({ "observation": observation }));
+    let job = started["job_id"].clone();
+    let mut polls = 0;
+    let done = loop {
+        let poll = firefox.call("summary.poll", json!({ "job_id": job }));
+        if poll["done"] == true {
+            break poll;
+        }
+        polls += 1;
+        assert!(polls < 2_000, "the summary never finished");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(done["error"].is_null(), "{done}");
+    let listed = firefox.call("history.list", json!({}));
+    assert_eq!(listed["conversations"][0]["id"], started["conversation"]["id"], "{listed}");
+
+    // SIGTERM: the daemon stops cleanly, its socket and daemon.json go, its WAL is checkpointed;
+    // the proxies lose it and say so.
+    assert!(Command::new("kill").args(["-TERM", &daemon.to_string()]).status().unwrap().success());
+    wait_until("the daemon is gone", || {
+        !std::path::Path::new(&format!("/proc/{daemon}")).exists() || {
+            let stat = std::fs::read_to_string(format!("/proc/{daemon}/stat")).unwrap_or_default();
+            stat.split_whitespace().nth(2) == Some("Z")
+        }
+    });
+    assert!(!data.join("laika.sock").exists());
+    assert_eq!(support::daemon_pid(&data), None);
+    let wal = std::fs::metadata(data.join("history.sqlite3-wal")).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(wal, 0, "the write-ahead log was checkpointed");
+    let log = support::daemon_log(&data);
+    assert!(log.contains("stopping (signal)"), "{log}");
+    let (status, stderr) = chrome.close();
+    assert!(!status.success() && stderr.contains("HOST_DAEMON_LOST"), "{status:?} {stderr}");
+    let _ = firefox.close();
+
+    // The next browser request starts a new daemon, which has the history.
+    let mut again = Browser::start(&data, &["native"]);
+    let info = again.call("host.info", json!({}));
+    assert_eq!(info["served_by"], "daemon");
+    assert_ne!(info["pid"], a["pid"]);
+    let listed = again.call("history.list", json!({}));
+    assert_eq!(listed["conversations"][0]["id"], started["conversation"]["id"], "{listed}");
+    let (status, _) = again.close();
+    assert!(status.success());
+    // Unused, it leaves after its idle time (support::DAEMON_IDLE_SECS).
+    let second = info["pid"].as_u64().unwrap();
+    wait_until("the idle daemon leaves", || support::daemon_pid(&data).is_none());
+    assert!(support::daemon_log(&data).contains(&format!("daemon {second}: unused for")));
+}
+
+#[test]
+fn in_process_serves_without_a_daemon() {
+    let data = fresh_dir("in-process");
+    let mut browser = Browser::start(&data, &["native", "--in-process"]);
+    let info = browser.call("host.info", json!({}));
+    assert_eq!(info["served_by"], "process");
+    assert_eq!(info["pid"], browser.child.id());
+    assert!(!data.join("laika.sock").exists());
+    let (status, _) = browser.close();
+    assert!(status.success());
 }

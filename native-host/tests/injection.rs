@@ -105,6 +105,7 @@ impl Host {
         let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
             .arg("native")
             .env("LAIKA_DATA_DIR", data_dir)
+            .env("LAIKA_DAEMON_IDLE_SECS", support::DAEMON_IDLE_SECS)
             // The planner's raw outputs go to llm.jsonl: what the model tried, parsed or not.
             .env("LAIKA_DEBUG", "1")
             .stdin(Stdio::piped())

@@ -15,6 +15,7 @@ use support::wheel;
 fn host(data_dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_laika-host"));
     command.env("LAIKA_DATA_DIR", data_dir);
+    command.env("LAIKA_DAEMON_IDLE_SECS", support::DAEMON_IDLE_SECS);
     command
 }
 

@@ -17,6 +17,7 @@ fn session(args: &[&str], input: Vec<u8>) -> (Vec<Value>, Option<i32>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
         .args(args)
         .env("LAIKA_DATA_DIR", &data_dir)
+        .env("LAIKA_DAEMON_IDLE_SECS", support::DAEMON_IDLE_SECS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -221,6 +221,7 @@ struct Host {
     next_id: u64,
     /// Every reply's bytes, as the browser would receive them.
     replies: Vec<u8>,
+    data_dir: std::path::PathBuf,
 }
 
 impl Host {
@@ -245,6 +246,7 @@ impl Host {
             stderr: Some(stderr),
             next_id: 0,
             replies: Vec::new(),
+            data_dir: data_dir.to_path_buf(),
         }
     }
 
@@ -265,8 +267,10 @@ impl Host {
     fn stop(mut self, label: &str, places: &mut Places) -> Vec<u8> {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
-        let stderr = self.stderr.take().unwrap().join().unwrap();
+        let mut stderr = self.stderr.take().unwrap().join().unwrap();
         assert!(status.success(), "{}", String::from_utf8_lossy(&stderr));
+        // The browser's host is a proxy; the daemon behind it logs to daemon.log.
+        stderr.extend_from_slice(support::daemon_log(&self.data_dir).as_bytes());
         places.push((format!("native-messaging replies ({label})"), std::mem::take(&mut self.replies)));
         places.push((format!("stderr of the native host ({label})"), stderr.clone()));
         stderr
@@ -287,7 +291,8 @@ fn files(dir: &Path, places: &mut Places) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             files(&path, places);
-        } else {
+        } else if path.is_file() {
+            // (Not the daemon's socket, which holds no bytes and cannot be read as a file.)
             places.push((format!("file {}", path.display()), std::fs::read(&path).unwrap()));
         }
     }

@@ -75,14 +75,17 @@ check(
 const modelListed = spawnSync(hostBin, ["model", "list", "--json"], { env: { ...process.env, LAIKA_DATA_DIR: dataDir }, encoding: "utf8" });
 if (withModel) check("install: the default model is installed", /"default": true/.test(modelListed.stdout), modelListed.stdout.slice(0, 200));
 
-/** The pid of the host Chromium started for this run: the laika-host process whose environment
- * names this run's data directory (other laika-host processes may be running on the machine). */
+/** The pid of the host Chromium started for this run (the native-messaging proxy): the laika-host
+ * process whose environment names this run's data directory and which is not the daemon (other
+ * laika-host processes may be running on the machine). */
 function hostPid() {
   const exe = fs.realpathSync(hostBin);
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (fs.readlinkSync(`/proc/${entry}/exe`) !== exe) continue;
+      // The proxy Chromium started, not the daemon it started in turn.
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[1] === "daemon") continue;
       const environ = fs.readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
       if (environ.includes(`LAIKA_DATA_DIR=${dataDir}`)) return Number(entry);
     } catch {}
@@ -448,10 +451,15 @@ async function reconnectChecks() {
   check("host: answers through native messaging", first?.ok === true, JSON.stringify(first).slice(0, 120));
   const pid = hostPid();
   check("host: the browser started it from the registered launcher", pid !== null);
-  if (pid !== null) process.kill(pid, "SIGKILL");
+  // The browser's host is a proxy; the daemon behind it does the work and says who it is.
+  const daemon = first?.result?.served_by === "daemon" ? first.result.pid : null;
+  check("host: served by the daemon behind the proxy", daemon !== null && daemon !== pid, JSON.stringify(first?.result ?? {}).slice(0, 160));
+  if (daemon !== null) process.kill(daemon, "SIGKILL");
+  else if (pid !== null) process.kill(pid, "SIGKILL");
   await page.waitForTimeout(500);
   const again = await status();
-  check("host: killed mid-session, the next request reconnects and works", again?.ok === true, JSON.stringify(again).slice(0, 160));
+  check("host: daemon killed mid-session, the next request reconnects and works", again?.ok === true, JSON.stringify(again).slice(0, 160));
+  check("host: a new daemon was started", again?.result?.served_by === "daemon" && again.result.pid !== daemon, JSON.stringify(again?.result ?? {}).slice(0, 160));
   await page.close();
   await sidecar.close();
 }

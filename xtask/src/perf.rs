@@ -84,7 +84,27 @@ pub(crate) fn prepare(root: &Path) -> Result<Paths> {
 pub(crate) fn host_command(paths: &Paths) -> Command {
     let mut command = Command::new(&paths.host);
     command.env("LAIKA_DATA_DIR", &paths.data);
+    // A daemon a bench's session starts leaves soon after the bench is done with it.
+    command.env("LAIKA_DAEMON_IDLE_SECS", "5");
     command
+}
+
+/// Stops the daemon serving the bench data directory, if one runs (an earlier bench's), and
+/// waits for it to go: the next session then starts a daemon of this build with this
+/// configuration.
+pub(crate) fn stop_daemon(paths: &Paths) {
+    let Some(pid) = std::fs::read(paths.data.join("daemon.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|info| info["pid"].as_u64())
+    else {
+        return;
+    };
+    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The default model's GGUF in the bench data directory, installed first if it is not there:
@@ -379,6 +399,8 @@ struct Session {
     stdin: ChildStdin,
     stdout: ChildStdout,
     next_id: u64,
+    /// The process that does the work: the daemon behind the browser's proxy (`host.info`).
+    worker_pid: u32,
 }
 
 impl Session {
@@ -393,7 +415,12 @@ impl Session {
             .context("cannot start laika-host native")?;
         let stdin = child.stdin.take().context("no stdin")?;
         let stdout = child.stdout.take().context("no stdout")?;
-        Ok(Session { child, stdin, stdout, next_id: 0 })
+        let mut session = Session { worker_pid: child.id(), child, stdin, stdout, next_id: 0 };
+        let info = session.call("host.info", json!({}))?;
+        if let Some(pid) = info["pid"].as_u64() {
+            session.worker_pid = pid as u32;
+        }
+        Ok(session)
     }
 
     /// Sends one frame and reads one reply.
@@ -421,7 +448,7 @@ impl Session {
     }
 
     fn status_kb(&self, field: &str) -> Option<f64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.worker_pid)).ok()?;
         status
             .lines()
             .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
@@ -510,6 +537,7 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
     ensure_model(&paths)?;
     // The default engine set-up, whatever an earlier run left in the bench data directory.
     std::fs::write(paths.data.join("config.json"), r#"{ "engine": "mistral" }"#)?;
+    stop_daemon(&paths);
 
     let busy_before = cpu_busy();
     eprintln!("==> laika-host native: waiting for the default model");

@@ -7,10 +7,27 @@
 pub fn host_command(data_dir: &std::path::Path) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_laika-host"));
     command.env("LAIKA_DATA_DIR", data_dir);
+    // The daemon a native session starts leaves soon after the test is done with it.
+    command.env("LAIKA_DAEMON_IDLE_SECS", DAEMON_IDLE_SECS);
     for var in ["LAIKA_LOG", "LAIKA_DEBUG", "LAIKA_LOG_FULL_LLM"] {
         command.env_remove(var);
     }
     command
+}
+
+/// How long a daemon started by a test's native session outlives its last session.
+pub const DAEMON_IDLE_SECS: &str = "2";
+
+/// The daemon's log in a data directory (its stderr when a proxy started it): where a daemon's
+/// warnings and panics are, since the proxy's own stderr only carries the proxy's.
+pub fn daemon_log(data_dir: &std::path::Path) -> String {
+    std::fs::read_to_string(data_dir.join("daemon.log")).unwrap_or_default()
+}
+
+/// The pid of the daemon serving a data directory (`daemon.json`), if one runs.
+pub fn daemon_pid(data_dir: &std::path::Path) -> Option<u32> {
+    let info: serde_json::Value = serde_json::from_slice(&std::fs::read(data_dir.join("daemon.json")).ok()?).ok()?;
+    info["pid"].as_u64().map(|pid| pid as u32)
 }
 
 /// A small deterministic generator (SplitMix64): seeded runs repeat exactly.
