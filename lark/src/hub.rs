@@ -30,7 +30,7 @@ use crate::auth::{Auth, Login};
 use crate::envelope::{Envelope, new_id, now_ms};
 use crate::errors;
 use crate::limits::{MAX_CONTENT_CHARS, MAX_SUBSCRIPTIONS, WAKE_CONTEXT_MESSAGES};
-use crate::store::{Member, MemberKind, Message, Store, StoreError};
+use crate::store::{Approval, Member, MemberKind, Message, Store, StoreError};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,7 +74,16 @@ struct State {
     daemon_agents: HashMap<String, ConnId>,
 }
 
+/// Consulted before a person's `approval.decide` is recorded, when the program hosting the hub
+/// keeps the authoritative answer itself (Laika's history, which its browser cards answer too):
+/// an `Err` (e.g. answered there first) refuses the decision with that error, so the first
+/// answer wins across both.
+pub trait ApprovalArbiter: Send + Sync {
+    fn decide(&self, approval: &Approval, status: &str, by: &Member) -> Result<(), &'static str>;
+}
+
 pub struct Hub {
+    arbiter: std::sync::OnceLock<Arc<dyn ApprovalArbiter>>,
     store: Store,
     auth: Auth,
     state: Mutex<State>,
@@ -94,6 +103,7 @@ impl Hub {
         let auth = Auth::new(&store)?;
         let names = store.members()?.into_iter().map(|m| (m.name.to_lowercase(), m)).collect();
         Ok(Hub {
+            arbiter: std::sync::OnceLock::new(),
             store,
             auth,
             state: Mutex::new(State { names, ..State::default() }),
@@ -115,6 +125,54 @@ impl Hub {
         let member = self.store.add_member(name, kind)?;
         self.state().names.insert(name.to_lowercase(), member.clone());
         Ok(member)
+    }
+
+    /// Sets who is consulted before a person's decision (once; later calls are ignored).
+    pub fn set_arbiter(&self, arbiter: Arc<dyn ApprovalArbiter>) {
+        let _ = self.arbiter.set(arbiter);
+    }
+
+    /// Records a decision made outside the hub (the host's own client answered first) and tells
+    /// everyone it is resolved. `Err(ALREADY_DECIDED)` when the hub has a decision already.
+    pub fn resolve_approval(&self, id: &str, status: &str, decided_by: &str) -> Result<(), &'static str> {
+        if !["approved", "denied"].contains(&status) {
+            return Err(errors::INVALID_DATA);
+        }
+        let (approval, decided_now) = self
+            .store
+            .decide_approval(id, decided_by, status)
+            .map_err(store_failed)?
+            .ok_or(errors::APPROVAL_NOT_FOUND)?;
+        if !decided_now {
+            return Err(errors::ALREADY_DECIDED);
+        }
+        let state = self.state();
+        let data = serde_json::to_value(&approval).unwrap_or_default();
+        self.broadcast_all(&state, &Envelope::new("approval.resolved", data));
+        Ok(())
+    }
+
+    /// A channel made while the hub runs: its members connected now hear it at once (each is
+    /// sent `channel.join` with its id and name), as they would after signing in again.
+    pub fn add_channel(&self, name: &str, members: &[String]) -> Result<String, StoreError> {
+        let id = self.store.add_channel(name, members)?;
+        let mut state = self.state();
+        let mut joined = Vec::new();
+        for member in members {
+            let Some(&conn) = state.by_member.get(member) else { continue };
+            let Some(c) = state.conns.get_mut(&conn) else { continue };
+            if c.channels.len() >= MAX_SUBSCRIPTIONS {
+                continue;
+            }
+            c.channels.insert(id.clone());
+            state.subscribers.entry(id.clone()).or_default().insert(conn);
+            joined.push(conn);
+        }
+        let frame = Envelope::new("channel.join", json!({ "channel_id": id, "name": name }));
+        for conn in joined {
+            self.send(&state, conn, &frame);
+        }
+        Ok(id)
     }
 
     /// Frames dropped because a connection's queue was full, since the hub started.
@@ -445,6 +503,13 @@ impl Hub {
                     && !self.store.is_channel_member(channel, &me.id).map_err(store_failed)?
                 {
                     return Err(errors::NOT_A_CHANNEL_MEMBER);
+                }
+                if let Some(arbiter) = self.arbiter.get() {
+                    let pending = self.store.approval(id).map_err(store_failed)?.ok_or(errors::APPROVAL_NOT_FOUND)?;
+                    if pending.status != "pending" {
+                        return Err(errors::ALREADY_DECIDED);
+                    }
+                    arbiter.decide(&pending, status, me)?;
                 }
                 let (approval, decided_now) = self
                     .store

@@ -160,6 +160,7 @@ CREATE TABLE IF NOT EXISTS calls (
   kind TEXT NOT NULL, status TEXT NOT NULL, created_at INTEGER NOT NULL, answered_at INTEGER, ended_at INTEGER);
 CREATE INDEX IF NOT EXISTS calls_by_caller ON calls (caller_id, status);
 CREATE INDEX IF NOT EXISTS calls_by_callee ON calls (callee_id, status);
+CREATE TABLE IF NOT EXISTS links (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
 
 fn member_from_row(row: &rusqlite::Row) -> rusqlite::Result<Member> {
@@ -515,6 +516,30 @@ impl Store {
             )
             .optional()?;
         Ok(approval.map(|a| (a, changed == 1)))
+    }
+
+    /// Links between the hub's records and those of the program that hosts it, kept with the
+    /// hub's (Laika's daemon: a conversation's channel, an approval's mirror): `key` is the
+    /// host's, namespaced by the caller (e.g. `conversation:ID`).
+    pub fn set_link(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.db().execute("INSERT OR REPLACE INTO links (key, value) VALUES (?1, ?2)", params![key, value])?;
+        Ok(())
+    }
+
+    pub fn link(&self, key: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.db().query_row("SELECT value FROM links WHERE key = ?1", params![key], |r| r.get(0)).optional()?)
+    }
+
+    /// A request by id.
+    pub fn approval(&self, id: &str) -> Result<Option<Approval>, StoreError> {
+        Ok(self
+            .db()
+            .query_row(
+                "SELECT id, channel_id, requester_id, action, status, decided_by, decided_at FROM approvals WHERE id = ?1",
+                params![id],
+                approval_from_row,
+            )
+            .optional()?)
     }
 
     /// A pending request's channel, to check who may decide it (None: no such request).

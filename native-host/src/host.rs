@@ -9,6 +9,7 @@ use crate::history::{History, StoragePolicy};
 use crate::models;
 use crate::summary::SummaryJob;
 use anyhow::{Context, Result};
+use laika_shared::observation::Observation;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -177,6 +178,23 @@ impl Config {
     }
 }
 
+/// Pages kept in memory per conversation, for questions asked about them from elsewhere (the
+/// Lark bus): the history keeps only a short preview of a page, never its whole text.
+pub const PAGES_KEPT: usize = 32;
+
+/// What happened in the host that another part of the daemon may act on: Laika's member on the
+/// Lark bus posts finished summaries and answers to the conversation's channel and mirrors
+/// approvals there. Nobody listening is fine (the in-process host, the Safari library).
+#[derive(Clone, Debug)]
+pub enum HostEvent {
+    /// A summary or an answer finished (not cancelled, not failed).
+    SummaryDone { conversation_id: String, title: String, url: String, question: Option<String>, text: String },
+    /// The Policy Gate asked the user about a proposed call.
+    ApprovalAsked { approval: crate::history::ApprovalRecord, title: String },
+    /// An approval was answered through the host's API (the sidecar's card, the CLI).
+    ApprovalDecided { approval: crate::history::ApprovalRecord },
+}
+
 /// The engine's loading state, for `model.status`.
 #[derive(Clone, Debug, Serialize)]
 pub struct EngineStatus {
@@ -217,6 +235,9 @@ pub struct Host {
     pub started: Instant,
     /// Whether this host is the daemon's (shared by every browser) or a process of its own.
     served_by_daemon: AtomicBool,
+    events: tokio::sync::broadcast::Sender<HostEvent>,
+    /// The latest page of each recent conversation, newest last ([`PAGES_KEPT`]).
+    pages: Mutex<std::collections::VecDeque<(String, Arc<Observation>)>>,
 }
 
 impl Host {
@@ -244,7 +265,34 @@ impl Host {
             jobs: Mutex::new(HashMap::new()),
             started: Instant::now(),
             served_by_daemon: AtomicBool::new(false),
+            events: tokio::sync::broadcast::channel(256).0,
+            pages: Mutex::new(std::collections::VecDeque::new()),
         }))
+    }
+
+    /// Tells whoever listens (see [`HostEvent`]).
+    pub fn publish(&self, event: HostEvent) {
+        let _ = self.events.send(event);
+    }
+
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<HostEvent> {
+        self.events.subscribe()
+    }
+
+    /// Keeps a conversation's page for later questions, replacing its older page.
+    pub fn remember_page(&self, conversation_id: &str, observation: Arc<Observation>) {
+        let mut pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        pages.retain(|(id, _)| id != conversation_id);
+        pages.push_back((conversation_id.to_string(), observation));
+        while pages.len() > PAGES_KEPT {
+            pages.pop_front();
+        }
+    }
+
+    /// The page a conversation last looked at, if this host still has it.
+    pub fn page(&self, conversation_id: &str) -> Option<Arc<Observation>> {
+        let pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        pages.iter().rev().find(|(id, _)| id == conversation_id).map(|(_, page)| page.clone())
     }
 
     pub fn set_served_by_daemon(&self) {

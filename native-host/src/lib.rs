@@ -41,6 +41,8 @@ pub mod agent;
 pub mod api;
 #[doc(hidden)]
 pub mod bench;
+#[cfg(unix)]
+pub mod bus;
 pub mod cli;
 #[cfg(unix)]
 pub mod daemon;

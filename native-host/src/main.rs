@@ -65,6 +65,10 @@ enum Command {
     /// The stored conversations.
     #[command(subcommand)]
     History(cli::HistoryCommand),
+    /// Proposed actions waiting for the user's answer: list them, approve or deny one (through
+    /// the daemon, so the browser's card and the Lark bus see the answer).
+    #[command(subcommand)]
+    Approvals(cli::ApprovalsCommand),
     /// Local models: install (the default, or one of the catalogue `model list --catalogue` shows),
     /// list, status.
     #[command(subcommand)]
@@ -281,6 +285,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Summarize(args) => cli::summarize(args),
         Command::Plan(args) => cli::plan(args),
         Command::History(command) => cli::history(command),
+        Command::Approvals(command) => cli::approvals(command),
         Command::Model(command) => cli::model(command),
         Command::Install(args) => install::run(args),
         Command::Daemon(args) => daemon::run(args),

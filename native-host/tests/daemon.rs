@@ -269,3 +269,132 @@ fn in_process_serves_without_a_daemon() {
     let (status, _) = browser.close();
     assert!(status.success());
 }
+
+/// The next frame of `kind` whose data matches `want`, skipping others.
+async fn next_matching(ws: &mut Ws, kind: &str, want: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let frame = next_of(ws, kind).await;
+        if want(&frame["data"]) {
+            return frame;
+        }
+    }
+}
+
+#[test]
+fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
+    let data = fresh_dir("bus");
+    std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    let (code, alice, _) = host(&data, &["lark", "member", "add", "alice"]);
+    assert_eq!(code, 0);
+    let token = alice["token"].as_str().unwrap().to_string();
+    let port = free_port();
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["daemon", "--port", &port.to_string()])
+        .env("LAIKA_DATA_DIR", &data)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = format!("ws://127.0.0.1:{port}/ws");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut ws = runtime.block_on(async {
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        login(&url, &token).await
+    });
+    // The browser reaches the same daemon through its proxy.
+    let mut browser = Browser::start(&data, &["native"]);
+    let info = browser.call("host.info", json!({}));
+    assert_eq!(info["pid"], daemon.id());
+
+    // A summary is posted to the conversation's channel, which alice hears at once.
+    let observation = json!({
+        "url": "https://news.example.com/otters", "title": "Sea otters use stones",
+        "text": "Sea otters use stones to crack open shellfish. They float on their backs while they eat. \
+                 A group of otters resting together is called a raft.",
+        "elements": [{ "handle_id": "laika-1", "role": "button", "text": "Next page" }],
+    });
+    let started = browser.call("summary.start", json!({ "observation": observation }));
+    let conversation = started["conversation"]["id"].as_str().unwrap().to_string();
+    let joined = runtime.block_on(next_of(&mut ws, "channel.join"));
+    let channel = joined["data"]["channel_id"].as_str().unwrap().to_string();
+    assert_eq!(joined["data"]["name"], "sea-otters-use-stones");
+    let posted = runtime.block_on(next_matching(&mut ws, "message.new", |d| d["channel_id"] == channel.as_str()));
+    assert_eq!(posted["data"]["sender_name"], "laika");
+    let summary = posted["data"]["content"].as_str().unwrap();
+    assert!(summary.contains("Sea otters use stones") && summary.contains("crack open shellfish"), "{summary}");
+
+    // The gate's question reaches the hub; alice approves it there; the browser sees it answered.
+    let plan = browser.call(
+        "plan",
+        json!({ "goal": "click Next page", "observation": observation, "conversation_id": conversation }),
+    );
+    let approval_id = plan["tool_calls"][0]["approval_id"].as_str().expect("the click asks").to_string();
+    let request = runtime.block_on(next_of(&mut ws, "approval.request"));
+    assert_eq!(request["data"]["channel_id"], channel.as_str());
+    assert_eq!(request["data"]["action"], "browser.click");
+    let payload: Value = serde_json::from_str(request["data"]["payload"].as_str().unwrap()).unwrap();
+    assert_eq!(payload["approval_id"], approval_id.as_str());
+    let hub_id = request["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        browser.call("approval.get", json!({ "approval_id": approval_id }))["approval"]["decision"],
+        Value::Null
+    );
+    assert_eq!(browser.call("approval.list", json!({}))["approvals"][0]["id"], approval_id.as_str());
+    runtime.block_on(async {
+        let decide = json!({ "type": "approval.decide", "data": { "approval_id": hub_id, "decision": "approve" } });
+        ws.send(Message::Text(decide.to_string().into())).await.unwrap();
+    });
+    let resolved = runtime.block_on(next_of(&mut ws, "approval.resolved"));
+    assert_eq!(resolved["data"]["status"], "approved");
+    assert_eq!(browser.call("approval.get", json!({ "approval_id": approval_id }))["approval"]["decision"], "approve");
+    assert_eq!(browser.call("approval.list", json!({}))["approvals"], json!([]));
+
+    // The next one is answered on the command line; the hub sees it resolved and refuses a late answer.
+    let plan = browser.call(
+        "plan",
+        json!({ "goal": "click Next page", "observation": observation, "conversation_id": conversation }),
+    );
+    let second = plan["tool_calls"][0]["approval_id"].as_str().unwrap().to_string();
+    let request = runtime.block_on(next_of(&mut ws, "approval.request"));
+    let second_hub = request["data"]["id"].as_str().unwrap().to_string();
+    let listed = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["approvals", "list"])
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains(&second) && listed.contains("browser.click"), "{listed}");
+    let (code, _, stderr) = host(&data, &["approvals", "deny", &second]);
+    assert_eq!(code, 0, "{stderr}");
+    let resolved = runtime.block_on(next_matching(&mut ws, "approval.resolved", |d| d["id"] == second_hub.as_str()));
+    assert_eq!(resolved["data"]["status"], "denied");
+    let (code, _, stderr) = host(&data, &["approvals", "approve", &second]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("HISTORY_ALREADY_DECIDED"), "{stderr}");
+    runtime.block_on(async {
+        let late = json!({ "type": "approval.decide", "data": { "approval_id": second_hub, "decision": "approve" } });
+        ws.send(Message::Text(late.to_string().into())).await.unwrap();
+        let error = next_of(&mut ws, "error").await;
+        assert_eq!(error["data"]["error"], "approval already decided", "{error}");
+    });
+
+    // @laika in the channel: a grounded answer about the page, posted there.
+    runtime.block_on(async {
+        let ask = json!({ "type": "message.send", "data": { "channel_id": channel, "content": "@laika what do sea otters crack open?" } });
+        ws.send(Message::Text(ask.to_string().into())).await.unwrap();
+    });
+    let thinking = runtime.block_on(next_of(&mut ws, "typing.start"));
+    assert_eq!(thinking["data"]["channel_id"], channel.as_str());
+    let answer = runtime.block_on(next_matching(&mut ws, "message.new", |d| d["sender_name"] == "laika"));
+    let answer = answer["data"]["content"].as_str().unwrap();
+    assert!(answer.starts_with("**Q:** what do sea otters crack open?"), "{answer}");
+    assert!(answer.contains("shellfish"), "{answer}");
+
+    let _ = browser.close();
+    assert!(Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap().success());
+    assert!(daemon.wait().unwrap().success());
+}
