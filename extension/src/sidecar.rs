@@ -723,6 +723,14 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
     outcome.set_attribute("role", "status").ok();
     node.append_child(&outcome).ok();
     step.append_child(&node).ok();
+    wasm_bindgen_futures::spawn_local(watch_elsewhere(
+        step.clone(),
+        run.clone(),
+        reply.clone(),
+        call.clone(),
+        node.clone(),
+        outcome.clone(),
+    ));
 
     let buttons: Vec<Element> =
         [Some(approve.clone()), Some(deny.clone()), always.clone()].into_iter().flatten().collect();
@@ -732,6 +740,8 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
         let (run, reply, call, step, node, outcome, buttons) =
             (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone(), buttons.clone());
         on(&button, "click", move |_| {
+            // Answered here: the watch for an answer given elsewhere stands down.
+            node.set_attribute("data-decided", "here").ok();
             for b in &buttons {
                 b.set_attribute("disabled", "").ok();
             }
@@ -744,12 +754,81 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
                 (run.clone(), reply.clone(), call.clone(), step.clone(), node.clone(), outcome.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let result = decide(decision_name, &step, &run, &reply, &call, &outcome).await;
-                node.class_list().add_1(if decision_name == "deny" { "denied" } else { "approved" }).ok();
+                // (An answer given elsewhere first has marked the card itself.)
+                if node.get_attribute("data-decided").as_deref() == Some("here") {
+                    node.class_list().add_1(if decision_name == "deny" { "denied" } else { "approved" }).ok();
+                }
                 if let Err(error) = result {
                     show_error(&step, &error);
                 }
             });
         });
+    }
+}
+
+/// How often an open card asks whether it was answered elsewhere.
+const ELSEWHERE_POLL_MS: u32 = 1500;
+/// How long a card keeps asking (a card left open longer is answered here or not at all).
+const ELSEWHERE_WATCH_MS: u32 = 30 * 60 * 1000;
+
+/// Watches an open card for an answer given elsewhere (another browser's sidecar, `laika-host
+/// approvals`, a person on the Lark bus): the first answer wins wherever it was given, and this
+/// card then shows it and, when it was approved, runs the call here, in the page it is about.
+async fn watch_elsewhere(step: Element, run: Run, reply: Value, call: Value, node: Element, outcome: Element) {
+    let approval_id = call["approval_id"].as_str().unwrap_or_default().to_string();
+    let mut waited = 0;
+    while waited < ELSEWHERE_WATCH_MS {
+        ext::sleep_ms(ELSEWHERE_POLL_MS).await;
+        waited += ELSEWHERE_POLL_MS;
+        if node.has_attribute("data-decided") || !node.is_connected() {
+            return;
+        }
+        let Ok(found) = host("approval.get", json!({ "approval_id": approval_id })).await else { continue };
+        let Some(decision) = found.pointer("/approval/decision").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        if node.has_attribute("data-decided") {
+            return;
+        }
+        show_decided_elsewhere(&step, &run, &reply, &call, &node, &outcome, &decision).await;
+        return;
+    }
+}
+
+/// A card answered elsewhere: its buttons go, the answer is said, an approved call runs here.
+async fn show_decided_elsewhere(
+    step: &Element,
+    run: &Run,
+    reply: &Value,
+    call: &Value,
+    node: &Element,
+    outcome: &Element,
+    decision: &str,
+) {
+    node.set_attribute("data-decided", "elsewhere").ok();
+    if let Ok(buttons) = node.query_selector_all("button") {
+        for i in 0..buttons.length() {
+            if let Some(button) = buttons.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                button.set_attribute("disabled", "").ok();
+            }
+        }
+    }
+    let approved = decision != "deny";
+    node.class_list().add_1(if approved { "approved" } else { "denied" }).ok();
+    if !approved {
+        outcome.set_text_content(Some("Denied from another Laika client. Nothing was done."));
+        return;
+    }
+    // Moving to another site needs the user's leave for it, which only a click here can give.
+    if let Some(site) = other_site(run, call) {
+        outcome.set_text_content(Some(&format!(
+            "Approved from another Laika client, but Laika may not open {site} without your leave here: ask again to do it."
+        )));
+        return;
+    }
+    outcome.set_text_content(Some("Approved from another Laika client."));
+    if let Err(error) = run_call(step, run, reply, call).await {
+        show_error(step, &error);
     }
 }
 
@@ -780,7 +859,20 @@ async fn decide(
         )));
         return Ok(());
     }
-    host("approval.decide", json!({ "approval_id": approval_id, "decision": decision })).await?;
+    if let Err(error) = host("approval.decide", json!({ "approval_id": approval_id, "decision": decision })).await {
+        // Answered elsewhere a moment before this click: that answer stands, and is shown.
+        if error.code == "HISTORY_ALREADY_DECIDED"
+            && let Ok(found) = host("approval.get", json!({ "approval_id": approval_id })).await
+            && let Some(first) = found.pointer("/approval/decision").and_then(Value::as_str)
+        {
+            let node = outcome.parent_element().unwrap_or_else(|| step.clone());
+            node.remove_attribute("data-decided").ok();
+            node.class_list().remove_2("approved", "denied").ok();
+            show_decided_elsewhere(step, run, reply, call, &node, outcome, first).await;
+            return Ok(());
+        }
+        return Err(error);
+    }
     if decision == "deny" {
         outcome.set_text_content(Some("Denied. Nothing was done."));
         return Ok(());

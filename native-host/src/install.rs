@@ -271,6 +271,10 @@ pub struct InstallArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the browsers' manifests: write a systemd user unit (Linux) or a launchd agent
+    /// (macOS) that keeps `laika-host daemon` always on (`--uninstall --service` removes it).
+    #[arg(long, conflicts_with_all = ["browser", "user_data_dir"])]
+    pub service: bool,
 }
 
 /// An install failure with a stable code.
@@ -289,7 +293,7 @@ impl InstallError {
     pub const IO: &'static str = "INSTALL_IO";
     pub const NO_BROWSER: &'static str = "INSTALL_NO_BROWSER";
 
-    fn new(code: &'static str, message: impl Into<String>) -> InstallError {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> InstallError {
         InstallError { code, message: message.into() }
     }
 }
@@ -562,7 +566,7 @@ fn io_error(what: &str, path: &Path, error: std::io::Error) -> InstallError {
 
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so a
 /// browser never reads half a file.
-fn write_atomic(path: &Path, content: &str, mode: u32) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, content: &str, mode: u32) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let partial = dir.join(format!(".{name}.{}.partial", std::process::id()));
@@ -703,6 +707,9 @@ pub struct Report {
 /// `laika-host install`.
 pub fn run(args: InstallArgs) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process();
+    if args.service {
+        return crate::service::run(&args, &env);
+    }
     let targets = targets(&args, &env)?;
     let report = if args.uninstall {
         Report {
@@ -831,6 +838,7 @@ mod tests {
             uninstall: false,
             dry_run: false,
             json: false,
+            service: false,
         }
     }
 

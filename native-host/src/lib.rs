@@ -60,6 +60,7 @@ pub mod prompt;
 #[cfg(unix)]
 pub mod proxy;
 pub mod quality;
+pub mod service;
 pub mod summary;
 pub mod transport;
 

@@ -432,3 +432,28 @@ fn a_file_where_a_directory_should_be_is_an_io_error_with_a_code() {
     assert!(stderr.contains("INSTALL_IO") && stderr.contains("profile"), "{stderr}");
     assert!(stdout.contains("FAILED"), "{stdout}");
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn install_service_writes_a_systemd_unit_that_runs_the_daemon_and_uninstall_removes_it() {
+    let home = Home::new("service");
+    let (code, stdout, stderr) = home.install(&["--service", "--data-dir", "/srv/laika data"]);
+    assert_eq!(code, 0, "{stderr}");
+    let unit_path = home.path(".config/systemd/user/laika.service");
+    assert!(stdout.contains("systemctl --user enable --now laika.service"), "{stdout}");
+    let unit = std::fs::read_to_string(&unit_path).expect("the unit is written");
+    assert!(unit.contains(&format!("ExecStart=\"{BIN}\" daemon\n")), "{unit}");
+    assert!(unit.contains("Environment=\"LAIKA_DATA_DIR=/srv/laika data\"\n"), "{unit}");
+    // Nothing for the browsers: --service writes the service only.
+    assert!(!home.tree().iter().any(|p| p.ends_with(MANIFEST)), "{:?}", home.tree());
+    // --service names no browser.
+    let (code, _, stderr) = home.install(&["--service", "--browser", "firefox"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, stdout, _) = home.install(&["--uninstall", "--service"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("removed"), "{stdout}");
+    assert!(!unit_path.exists());
+    let (code, stdout, _) = home.install(&["--uninstall", "--service"]);
+    assert_eq!(code, 0, "removing what is gone is fine");
+    assert!(stdout.contains("not present"), "{stdout}");
+}

@@ -440,6 +440,38 @@ async function formChecks() {
       .then(() => true, () => false);
     check("form: approved typing reaches the field", typed);
   }
+
+  // Approved from another client (here `laika-host approvals`, through the daemon): the open
+  // card shows it and the call runs in this page.
+  await page.fill(`#${text.id}`, "");
+  turn = await ask(sidecar, `type Grace Hopper into ${text.label}`);
+  const waiting = await sidecar.$(`.turn >> nth=${turn} >> .card`);
+  check("elsewhere: a second typing asks first", !!waiting);
+  if (waiting) {
+    const env = { ...process.env, LAIKA_DATA_DIR: dataDir };
+    const listed = spawnSync(hostBin, ["approvals", "list", "--json"], { env, encoding: "utf8" });
+    const pending = JSON.parse(listed.stdout || "[]").filter((a) => a.tool_name === "browser.type");
+    check("elsewhere: `laika-host approvals list` shows the card's call", pending.length === 1, listed.stdout.slice(0, 200) + listed.stderr);
+    if (pending.length === 1) {
+      const approved = spawnSync(hostBin, ["approvals", "approve", pending[0].id], { env, encoding: "utf8" });
+      check("elsewhere: `laika-host approvals approve` answers it", approved.status === 0, approved.stdout + approved.stderr);
+      const shown = await sidecar
+        .waitForFunction(
+          (n) => document.querySelectorAll(".turn")[n]?.querySelector(".card-outcome")?.textContent.includes("another Laika client"),
+          turn,
+          { timeout: 15000 },
+        )
+        .then(() => true, () => false);
+      check("elsewhere: the open card says it was approved from another client", shown);
+      const typed = await page
+        .waitForFunction((id) => document.getElementById(id)?.value === "Grace Hopper", text.id, { timeout: 20000 })
+        .then(() => true, () => false);
+      check("elsewhere: the call approved elsewhere runs in this page", typed);
+      const disabled = await waiting.$$eval("button", (bs) => bs.every((b) => b.disabled));
+      check("elsewhere: the card's buttons are gone for good", disabled);
+      await sidecar.screenshot({ path: path.join(out, "approved-elsewhere.png"), fullPage: true });
+    }
+  }
   await page.close();
   await sidecar.close();
 }
