@@ -143,6 +143,31 @@ fn the_default_model_installs_summarizes_and_plans() {
     for call in plan["tool_calls"].as_array().unwrap() {
         assert!(["allow", "ask", "deny"].contains(&call["decision"]["verdict"].as_str().unwrap()), "{call}");
     }
+    // A second browser, while the first is connected, shares the daemon and its loaded model:
+    // the same process answers, and the model is ready at once, loaded the one time.
+    let ask = |stdin: &mut std::process::ChildStdin, stdout: &mut std::process::ChildStdout, id: u64, method: &str| {
+        stdin.write_all(&frame(&json!({ "id": id, "method": method }))).unwrap();
+        stdin.flush().unwrap();
+        let mut length = [0u8; 4];
+        stdout.read_exact(&mut length).unwrap();
+        let mut body = vec![0u8; u32::from_ne_bytes(length) as usize];
+        stdout.read_exact(&mut body).unwrap();
+        serde_json::from_slice::<Value>(&body).unwrap()["result"].clone()
+    };
+    let first_info = ask(&mut stdin, &mut stdout, 3, "host.info");
+    let mut second =
+        host(&dir).arg("native").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().unwrap();
+    let (mut second_in, mut second_out) = (second.stdin.take().unwrap(), second.stdout.take().unwrap());
+    let second_info = ask(&mut second_in, &mut second_out, 1, "host.info");
+    assert_eq!(first_info["served_by"], "daemon", "{first_info}");
+    assert_eq!(first_info["pid"], second_info["pid"], "two browsers, one daemon");
+    let first_status = ask(&mut stdin, &mut stdout, 4, "model.status");
+    let second_status = ask(&mut second_in, &mut second_out, 2, "model.status");
+    assert_eq!(second_status["status"]["state"], "ready", "{second_status}");
+    assert_eq!(second_status["status"]["load_ms"], first_status["status"]["load_ms"], "loaded once");
+    drop(second_in);
+    assert!(second.wait().unwrap().success());
+
     let status_request = frame(&json!({ "id": 2, "method": "model.status" }));
     stdin.write_all(&status_request).unwrap();
     drop(stdin);
