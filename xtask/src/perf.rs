@@ -393,6 +393,25 @@ pub fn engine(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The second browser's session and what it found.
+struct SecondBrowser {
+    session: Session,
+    ready_ms: f64,
+    state: String,
+    same_daemon: bool,
+    daemon_rss_mb: Option<f64>,
+    proxies_rss_mb: Option<f64>,
+}
+
+fn proc_rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|r| r.split_whitespace().next()?.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+}
+
 /// A native-messaging session with `laika-host native`.
 struct Session {
     child: Child,
@@ -578,6 +597,22 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
     let plan_error = plan.as_ref().err().map(|e| format!("{e:#}"));
     let rss_after_plan = session.rss_mb();
     let rss_peak = session.status_kb("VmHWM").map(|kb| kb / 1024.0);
+
+    // A second browser while the first is connected: its proxy reaches the same daemon, whose
+    // model is loaded already.
+    eprintln!("==> a second browser");
+    let second_started = Instant::now();
+    let mut second = Session::start(&paths)?;
+    let second_status = second.call("model.status", json!({}))?;
+    let second = SecondBrowser {
+        ready_ms: second_started.elapsed().as_secs_f64() * 1000.0,
+        state: second_status["status"]["state"].as_str().unwrap_or_default().to_string(),
+        same_daemon: second.worker_pid == session.worker_pid,
+        daemon_rss_mb: second.rss_mb(),
+        proxies_rss_mb: proc_rss_mb(session.child.id()).zip(proc_rss_mb(second.child.id())).map(|(a, b)| a + b),
+        session: second,
+    };
+    second.session.close()?;
     session.close()?;
 
     let history = json_run(
@@ -611,6 +646,14 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         cell(num(&history, "append_ms_p99"), 2),
         num(&history, "db_bytes").unwrap_or(0.0) / 1e6
     );
+    println!(
+        "second browser: {} in {:.0} ms from its start ({}), daemon RSS {} MB with both connected, the two proxies {} MB",
+        second.state,
+        second.ready_ms,
+        if second.same_daemon { "the same daemon" } else { "ANOTHER daemon" },
+        cell(second.daemon_rss_mb, 0),
+        cell(second.proxies_rss_mb, 0)
+    );
     busy_note(busy_before);
     let rtt_met = small.p50 <= TARGET_RTT_1K_P50_MS;
     let rss_met = state == "ready" && rss.is_some_and(|r| r <= TARGET_RSS_MB);
@@ -632,6 +675,10 @@ pub fn host(root: &Path, args: &[String]) -> Result<()> {
         "model": { "state": state, "ready_ms": ready_ms, "status": status["status"] },
         "rss_mb": { "model_loaded": rss_ready, "after_plan": rss_after_plan, "peak": rss_peak },
         "plan": { "ms": plan_ms, "error": plan_error },
+        "second_browser": {
+            "ready_ms": second.ready_ms, "state": second.state, "same_daemon": second.same_daemon,
+            "daemon_rss_mb": second.daemon_rss_mb, "proxies_rss_mb": second.proxies_rss_mb,
+        },
         "cpu_busy_before": busy_before,
         "history": history,
         "targets": {
