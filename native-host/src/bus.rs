@@ -31,8 +31,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 
-/// Laika's name on the hub (what `@laika` resolves to).
-pub const LAIKA_NAME: &str = "laika";
+pub use crate::lark::LAIKA_NAME;
 
 /// Who decided, in the hub's record, when the answer came through the host's API.
 const DECIDED_IN_LAIKA: &str = "laika-client";

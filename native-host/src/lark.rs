@@ -11,6 +11,9 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Laika's name on the hub (what `@laika` resolves to; reserved for the daemon's own member).
+pub const LAIKA_NAME: &str = "laika";
+
 /// The hub's database, in the data directory.
 pub const HUB_DB: &str = "lark.sqlite3";
 
@@ -57,6 +60,11 @@ pub fn lark(command: LarkCommand) -> Result<ExitCode> {
             let name = name.trim();
             if name.is_empty() || name.contains(char::is_whitespace) || name.starts_with('@') {
                 anyhow::bail!("LARK_BAD_NAME: a member's name is one word, without '@' ({name:?})");
+            }
+            // Laika's own member signs in inside the daemon; a token for it would let another
+            // client take its place (one connection per member).
+            if name.eq_ignore_ascii_case(LAIKA_NAME) {
+                anyhow::bail!("LARK_NAME_RESERVED: {name:?} is Laika's own name on the hub");
             }
             let kind = if agent { MemberKind::Agent } else { MemberKind::Human };
             let member = hub.add_member(name, kind)?;

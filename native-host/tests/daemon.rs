@@ -63,7 +63,10 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     let data = fresh_dir("daemon");
     let (code, alice, _) = host(&data, &["lark", "member", "add", "alice"]);
     assert_eq!(code, 0);
-    let (_, bot, _) = host(&data, &["lark", "member", "add", "laika", "--agent"]);
+    let (code, _, stderr) = host(&data, &["lark", "member", "add", "Laika", "--agent"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("LARK_NAME_RESERVED"), "{stderr}");
+    let (_, bot, _) = host(&data, &["lark", "member", "add", "codebot", "--agent"]);
     assert!(bot["token"].as_str().unwrap().starts_with("lr_"), "{bot}");
     let (code, _, stderr) = host(&data, &["lark", "member", "add", "Alice"]);
     assert_eq!(code, 2);
@@ -92,11 +95,11 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
         let mut alice_ws = login(&url, alice["token"].as_str().unwrap()).await;
         let mut bot_ws = login(&url, bot["token"].as_str().unwrap()).await;
         let send =
-            json!({ "type": "message.send", "data": { "channel_id": channel, "content": "Summarise it, @laika." } });
+            json!({ "type": "message.send", "data": { "channel_id": channel, "content": "Summarise it, @codebot." } });
         alice_ws.send(Message::Text(send.to_string().into())).await.unwrap();
         let wake = next_of(&mut bot_ws, "agent.wake").await;
         assert_eq!(wake["data"]["reason"], "mention");
-        assert_eq!(wake["data"]["context"]["recent_messages"][0]["content"], "Summarise it, @laika.");
+        assert_eq!(wake["data"]["context"]["recent_messages"][0]["content"], "Summarise it, @codebot.");
     });
 
     // A second daemon on the same data directory, or on the same port, says why it cannot start.
