@@ -217,6 +217,8 @@ pub struct Service {
     /// The manifest as written (what `getManifest` returns).
     pub raw: Value,
     pub endpoints: Vec<CompiledEndpoint>,
+    /// When `lavs.json` was last changed, as loaded (a changed file is loaded again).
+    pub modified: Option<std::time::SystemTime>,
 }
 
 impl Service {
@@ -231,7 +233,9 @@ impl Service {
             .map_err(|e| LavsError::titled(error::INVALID_REQUEST, format!("cannot read {}: {e}", path.display())))?;
         let raw: Value = serde_json::from_str(&text)
             .map_err(|e| LavsError::titled(error::PARSE_ERROR, format!("{} is not JSON: {e}", path.display())))?;
-        Service::from_value(dir, raw)
+        let mut service = Service::from_value(dir, raw)?;
+        service.modified = manifest_modified(dir);
+        Ok(service)
     }
 
     pub fn from_value(dir: &Path, raw: Value) -> Result<Service, LavsError> {
@@ -262,8 +266,13 @@ impl Service {
                 output: compile("output", schemas.output.as_ref())?,
             });
         }
-        Ok(Service { dir: dir.to_path_buf(), manifest, raw, endpoints })
+        Ok(Service { dir: dir.to_path_buf(), manifest, raw, endpoints, modified: None })
     }
+}
+
+/// When a service folder's `lavs.json` was last changed (`None`: there is none).
+pub fn manifest_modified(dir: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(dir.join(MANIFEST_FILE)).and_then(|m| m.modified()).ok()
 }
 
 fn format_validator() -> &'static jsonschema::Validator {

@@ -66,8 +66,37 @@ impl Runtime {
         self.services.write().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The service `name` as its folder has it now: one installed, changed or removed (by
+    /// `laika-host lavs` while the daemon runs) is seen at its next call, at the cost of one
+    /// `stat` a call.
     pub fn service(&self, name: &str) -> Option<Arc<Service>> {
-        self.services.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return None;
+        }
+        let dir = self.root.join(name);
+        let modified = crate::manifest::manifest_modified(&dir);
+        if let Some(found) = self.services.read().unwrap_or_else(|e| e.into_inner()).get(name)
+            && modified.is_some()
+            && found.modified == modified
+        {
+            return Some(found.clone());
+        }
+        if modified.is_none() {
+            self.services_mut().remove(name);
+            return None;
+        }
+        match Service::load(&dir) {
+            Ok(service) if service.manifest.name == name => {
+                let service = Arc::new(service);
+                self.services_mut().insert(name.to_string(), service.clone());
+                Some(service)
+            }
+            Ok(_) => None,
+            Err(error) => {
+                tracing::warn!("lavs: {} does not load: {error}", dir.display());
+                None
+            }
+        }
     }
 
     /// Checks `from/lavs.json`, then copies the folder to `<root>/<name>/` (replacing an older
@@ -94,9 +123,13 @@ impl Runtime {
     }
 
     pub fn list(&self) -> Vec<Listed> {
-        let services = self.services.read().unwrap_or_else(|e| e.into_inner());
+        let mut names: Vec<String> = std::fs::read_dir(&self.root)
+            .map(|entries| entries.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        names.sort();
+        let services: Vec<Arc<Service>> = names.iter().filter_map(|name| self.service(name)).collect();
         services
-            .values()
+            .iter()
             .map(|s| {
                 let mut unenforced = Vec::new();
                 let asks_offline = std::iter::once(&s.manifest.permissions)

@@ -14,6 +14,9 @@
 //! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}`; `HISTORY_ALREADY_DECIDED` when another client answered first |
 //! | `approval.get` | `{approval_id}` | `{approval}`: `decision` is null while nobody has answered (a card polls this to see an answer given elsewhere) |
 //! | `approval.list` | `{limit?}` | `{approvals}`: those waiting for an answer, oldest first |
+//! | `lavs.list` | — | `{services}`: the installed LAVS services, their endpoints, what cannot be enforced here |
+//! | `lavs.manifest` | `{service}` | `{manifest}` |
+//! | `lavs.call` | `{service, endpoint, input?}` | `{result}`; a LAVS failure is `LAVS_ERROR` whose message is the JSON-RPC error `{code, message, data}` |
 //! | `summary.start` | `{observation, question?, conversation_id?}` | `{job_id, conversation}` |
 //! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, grounding: {key_points, model_sentences_shown, model_sentences_dropped, retries}, notice, result?}` |
 //! | `summary.cancel` | `{job_id}` | `{cancelled}` |
@@ -46,6 +49,9 @@ pub const METHODS: &[&str] = &[
     "approval.decide",
     "approval.get",
     "approval.list",
+    "lavs.list",
+    "lavs.manifest",
+    "lavs.call",
     "summary.start",
     "summary.poll",
     "summary.cancel",
@@ -296,6 +302,27 @@ impl HostApi {
         Ok(json!({ "job_id": job.id, "conversation": { "id": turn.conversation_id, "turn": turn.turn } }))
     }
 
+    fn lavs(&self) -> Result<Arc<laika_lavs::Runtime>, HostError> {
+        self.host.lavs.clone().ok_or_else(|| HostError::new("LAVS_UNAVAILABLE", "LAVS services are off (see the log)"))
+    }
+
+    /// `lavs.call`: an endpoint of an installed service, as the sidecar calls it. A failure is
+    /// `LAVS_ERROR` whose message is the JSON-RPC error object (`{code, message, data}`) as
+    /// JSON, so the caller still has the spec's code.
+    fn lavs_call(&self, request: &Request) -> Result<Answer, HostError> {
+        let runtime = self.lavs()?;
+        let service = str_param(request, "service")?.to_string();
+        let endpoint = str_param(request, "endpoint")?.to_string();
+        let input = request.params.get("input").cloned().filter(|v| !v.is_null());
+        Ok(Answer::Later(Box::pin(async move {
+            runtime
+                .call(&service, &endpoint, input, "sidecar")
+                .await
+                .map(|result| json!({ "result": result }))
+                .map_err(|e| HostError::new("LAVS_ERROR", serde_json::to_string(&e).unwrap_or_default()))
+        })))
+    }
+
     fn approval_list(&self, request: &Request) -> Result<Value, HostError> {
         let limit = request.params.get("limit").and_then(Value::as_u64).unwrap_or(100).min(500) as usize;
         let pending = self.host.history.pending_approvals(limit).map_err(history_error)?;
@@ -465,6 +492,15 @@ impl Handler for HostApi {
             "tool.result" => self.tool_result(request).unwrap_or_else(|e| now(Err(e))),
             "approval.decide" => now(self.approval_decide(request)),
             "approval.get" => now(self.approval_get(request)),
+            "lavs.list" => now(self.lavs().map(|runtime| json!({ "services": runtime.list() }))),
+            "lavs.manifest" => now(self.lavs().and_then(|runtime| {
+                let name = str_param(request, "service")?;
+                let service = runtime
+                    .service(name)
+                    .ok_or_else(|| HostError::new("LAVS_NO_SERVICE", format!("no LAVS service {name:?}")))?;
+                Ok(json!({ "manifest": service.raw }))
+            })),
+            "lavs.call" => self.lavs_call(request).unwrap_or_else(|e| now(Err(e))),
             "approval.list" => now(self.approval_list(request)),
             "summary.start" => now(self.summary_start(request)),
             "summary.poll" => now(self.summary_poll(request)),

@@ -6,7 +6,8 @@
 //! a thin proxy ([`crate::proxy`]) that connects to the daemon's Unix socket and relays the
 //! browser's frames unchanged, so each proxy is one [`transport::serve`] session here, over the
 //! shared [`Host`]. Lark clients (people, agents, other tools) connect over WebSocket to
-//! `ws://127.0.0.1:PORT/ws` ([`laika_lark::server`]).
+//! `ws://127.0.0.1:PORT/ws` ([`laika_lark::server`]); LAVS clients call the installed local
+//! services on the same port ([`laika_lavs::http`]).
 //!
 //! Files in the data directory (names in [`files`]):
 //! - `daemon.lock`: an exclusive lock held while a daemon runs, so a second daemon on the same
@@ -193,13 +194,15 @@ async fn serve(dir: &Path, config: &Config, args: &DaemonArgs) -> Result<()> {
     let idle_limit = args.idle_exit.map(Duration::from_secs);
     let mut idle_since = Instant::now();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let hub_served = {
-        let hub = hub.clone();
-        async move {
-            match hub_listener {
-                Some(listener) => laika_lark::server::serve(listener, hub, Limits::default()).await,
-                None => std::future::pending().await,
-            }
+    // One loopback port: the hub at /ws, LAVS at /lavs/… and /api/agents/…/lavs/….
+    let mut routes = laika_lark::server::router(hub.clone(), Limits::default());
+    if let Some(lavs) = host.lavs.clone() {
+        routes = routes.merge(laika_lavs::http::router(lavs));
+    }
+    let hub_served = async move {
+        match hub_listener {
+            Some(listener) => axum::serve(listener, routes).await,
+            None => std::future::pending().await,
         }
     };
     tokio::pin!(hub_served);

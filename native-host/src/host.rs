@@ -178,6 +178,9 @@ impl Config {
     }
 }
 
+/// Where LAVS services are installed, in the data directory.
+pub const LAVS_DIR: &str = "lavs";
+
 /// Pages kept in memory per conversation, for questions asked about them from elsewhere (the
 /// Lark bus): the history keeps only a short preview of a page, never its whole text.
 pub const PAGES_KEPT: usize = 32;
@@ -236,6 +239,9 @@ pub struct Host {
     /// Whether this host is the daemon's (shared by every browser) or a process of its own.
     served_by_daemon: AtomicBool,
     events: tokio::sync::broadcast::Sender<HostEvent>,
+    /// The LAVS services installed in `<data dir>/lavs/` (`None` when that folder cannot be
+    /// opened; the rest of the host still serves).
+    pub lavs: Option<Arc<laika_lavs::Runtime>>,
     /// The latest page of each recent conversation, newest last ([`PAGES_KEPT`]).
     pages: Mutex<std::collections::VecDeque<(String, Arc<Observation>)>>,
 }
@@ -266,6 +272,13 @@ impl Host {
             started: Instant::now(),
             served_by_daemon: AtomicBool::new(false),
             events: tokio::sync::broadcast::channel(256).0,
+            lavs: match laika_lavs::Runtime::open(&data_dir.join(LAVS_DIR)) {
+                Ok(runtime) => Some(Arc::new(runtime)),
+                Err(error) => {
+                    tracing::warn!("LAVS services are off: {error}");
+                    None
+                }
+            },
             pages: Mutex::new(std::collections::VecDeque::new()),
         }))
     }

@@ -54,6 +54,7 @@ pub mod host;
 pub mod hub_bench;
 pub mod install;
 pub mod lark;
+pub mod lavs_commands;
 pub mod models;
 pub mod plan_suite;
 pub mod prompt;

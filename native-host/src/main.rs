@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{bench, cli, daemon, init_logging, install, lark, proxy};
+use laika_host::{bench, cli, daemon, init_logging, install, lark, lavs_commands, proxy};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -83,6 +83,9 @@ enum Command {
     /// The Lark hub's members and channels.
     #[command(subcommand)]
     Lark(lark::LarkCommand),
+    /// LAVS local services: add DIR, list, remove NAME (served by the daemon on its port).
+    #[command(subcommand)]
+    Lavs(lavs_commands::LavsCommand),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -290,6 +293,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Install(args) => install::run(args),
         Command::Daemon(args) => daemon::run(args),
         Command::Lark(command) => lark::lark(command),
+        Command::Lavs(command) => lavs_commands::run(command),
         Command::Bench(args) => bench::run(args),
     }
 }

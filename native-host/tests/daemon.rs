@@ -401,3 +401,133 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     assert!(Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap().success());
     assert!(daemon.wait().unwrap().success());
 }
+
+/// The published LAVS Python client (PyPI `lavs-sdk`) against the daemon: the manifest, calls,
+/// an error, and a subscription's push. Prints what it saw as JSON.
+const LAVS_SDK_CLIENT: &str = r#"
+import json, sys, threading, time
+from lavs_client import LAVSClient
+from lavs_types import LAVSError
+
+base = sys.argv[1]
+out = {}
+notes = LAVSClient("simple-notes", base_url=base)
+manifest = notes.get_manifest()
+out["manifest"] = [manifest.name, [e.id for e in manifest.endpoints]]
+notes.call("saveNote", {"NOTE": "from the sdk"})
+out["notes"] = notes.call("getNotes")
+try:
+    notes.call("nothing")
+except LAVSError as e:
+    out["unknown"] = e.code
+todo = LAVSClient("todo-manager", base_url=base)
+pushes, arrived = [], threading.Event()
+def on_push(data):
+    pushes.append(data)
+    arrived.set()
+stop = todo.subscribe("todoUpdates", on_push)
+time.sleep(0.8)
+out["added"] = todo.call("addTodo", {"text": "via the sdk"})["text"]
+arrived.wait(10)
+stop()
+out["pushes"] = pushes
+print(json.dumps(out))
+"#;
+
+#[test]
+fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_port() {
+    let data = fresh_dir("lavs");
+    std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    let examples = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../lavs/examples");
+    let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["lavs", "add"])
+        .arg(examples.join("simple-notes"))
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A broken manifest is refused, naming the field.
+    let broken = data.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("lavs.json"), r#"{"lavs": "1.0", "name": "broken", "version": "1", "endpoints": [{"id": "x", "method": "poll", "handler": {"type": "script", "command": "true"}}]}"#).unwrap();
+    let (code, _, stderr) = host(&data, &["lavs", "add", broken.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("LAVS_INVALID_MANIFEST") && stderr.contains("/endpoints/0/method"), "{stderr}");
+
+    let port = free_port();
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["daemon", "--port", &port.to_string()])
+        .env("LAIKA_DATA_DIR", &data)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    // Added while the daemon runs: served at its first call.
+    let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["lavs", "add"])
+        .arg(examples.join("todo-manager"))
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["lavs", "list"])
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("simple-notes 1.0.0: getNotes (query), saveNote (mutation)"), "{listed}");
+    assert!(listed.contains("todo-manager 1.0.0"), "{listed}");
+
+    // The browser's side: native messaging through the proxy.
+    let mut browser = Browser::start(&data, &["native"]);
+    let services = browser.call("lavs.list", json!({}));
+    assert_eq!(services["services"].as_array().unwrap().len(), 2, "{services}");
+    browser.call(
+        "lavs.call",
+        json!({ "service": "simple-notes", "endpoint": "saveNote", "input": { "NOTE": "from the sidecar" } }),
+    );
+
+    let sdk = Command::new("python3").args(["-c", LAVS_SDK_CLIENT, &base]).output().unwrap();
+    if !sdk.status.success() {
+        let stderr = String::from_utf8_lossy(&sdk.stderr);
+        assert!(
+            std::env::var_os("LAIKA_REQUIRE_LAVS_SDK").is_none() && stderr.contains("ModuleNotFoundError"),
+            "the lavs-sdk client failed: {stderr}"
+        );
+        eprintln!("lavs-sdk is not installed (pip install lavs-sdk==0.2.0): its part is skipped");
+    } else {
+        let seen: Value = serde_json::from_slice(&sdk.stdout).unwrap();
+        assert_eq!(seen["manifest"], json!(["simple-notes", ["getNotes", "saveNote"]]), "{seen}");
+        assert_eq!(seen["notes"], "from the sidecar\nfrom the sdk", "{seen}");
+        assert_eq!(seen["unknown"], -32601, "{seen}");
+        assert_eq!(seen["added"], "via the sdk");
+        assert_eq!(seen["pushes"][0]["todo"]["text"], "via the sdk", "{seen}");
+    }
+    let error = {
+        use std::io::Write;
+        let stdin = browser.stdin.as_mut().unwrap();
+        stdin
+            .write_all(&support::request(99, "lavs.call", json!({ "service": "simple-notes", "endpoint": "nope" })))
+            .unwrap();
+        stdin.flush().unwrap();
+        let reply: Value = serde_json::from_slice(&support::read_frame(&mut browser.stdout).unwrap()).unwrap();
+        reply["error"].clone()
+    };
+    assert_eq!(error["code"], "LAVS_ERROR");
+    let rpc: Value = serde_json::from_str(error["message"].as_str().unwrap()).unwrap();
+    assert_eq!(rpc["code"], -32601);
+    let _ = browser.close();
+
+    let (code, _, _) = host(&data, &["lavs", "remove", "todo-manager"]);
+    assert_eq!(code, 0);
+    let (code, _, stderr) = host(&data, &["lavs", "remove", "todo-manager"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("LAVS_NO_SERVICE"), "{stderr}");
+    assert!(Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap().success());
+    assert!(daemon.wait().unwrap().success());
+}
