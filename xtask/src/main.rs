@@ -29,6 +29,7 @@ mod build;
 mod e2e;
 mod hub;
 mod install;
+mod lavs;
 mod perf;
 mod prereq;
 mod quality;
@@ -357,6 +358,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("quality") => return quality::quality(&workspace_root(), &args[1..]),
         Some("weight") => return weight::weight(&workspace_root(), &args[1..]),
         Some("hub") => return hub::hub(&workspace_root(), &args[1..]),
+        Some("lavs") => return lavs::lavs(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));
