@@ -1,8 +1,9 @@
 //! LAVS over HTTP on the daemon's loopback port, in the two forms clients speak:
 //!
 //! - JSON-RPC 2.0 as the spec writes it: `POST /lavs/<service>` with `lavs/call`
-//!   (`{endpoint, input}`); every error is the spec's code. (`lavs/subscribe` needs a stream:
-//!   the SSE route below.)
+//!   (`{endpoint, input}`), and the same path upgraded to a WebSocket, where `lavs/subscribe`
+//!   answers `{subscriptionId}` and each push arrives as a `lavs/data` notification until
+//!   `lavs/unsubscribe` (or the socket closes); every error is the spec's code.
 //! - The REST form of the published `lavs-sdk` Python client, so that client works against Laika
 //!   unchanged: `GET /api/agents/<service>/lavs/manifest`, `POST /api/agents/<service>/lavs/<endpoint>`
 //!   (the body is the input; the reply `{jsonrpc, id, result | error}`), and
@@ -18,6 +19,7 @@ use crate::error::{self, LavsError};
 use crate::runtime::Runtime;
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -35,7 +37,7 @@ const HTTP_CALLER: &str = "http";
 
 pub fn router(runtime: Arc<Runtime>) -> Router {
     Router::new()
-        .route("/lavs/{service}", post(json_rpc))
+        .route("/lavs/{service}", post(json_rpc).get(json_rpc_socket))
         .route("/api/agents/{service}/lavs/manifest", get(manifest))
         .route("/api/agents/{service}/lavs/{endpoint}", post(rest_call))
         .route("/api/agents/{service}/lavs/{endpoint}/subscribe", get(rest_subscribe))
@@ -188,4 +190,104 @@ fn events(pushes: tokio::sync::mpsc::Receiver<Value>) -> impl Stream<Item = Resu
         Some((Event::default().event("data").data(push.to_string()), pushes))
     });
     stream::once(async move { connected }).chain(data).map(Ok)
+}
+
+/// Frames one socket may have waiting to be written before pushes are dropped (a client that
+/// stopped reading does not hold the runtime's memory).
+const SOCKET_QUEUE: usize = 256;
+
+async fn json_rpc_socket(
+    State(runtime): State<Arc<Runtime>>,
+    Path(service): Path<String>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if let Some(refused) = refusal(&headers, false) {
+        return refused;
+    }
+    upgrade.on_upgrade(move |socket| socket_session(socket, runtime, service))
+}
+
+/// One WebSocket: requests answered in order, pushes of its subscriptions between them.
+async fn socket_session(socket: WebSocket, runtime: Arc<Runtime>, service: String) {
+    use futures_util::SinkExt;
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Value>(SOCKET_QUEUE);
+    let mut subscriptions: std::collections::HashMap<String, tokio::task::JoinHandle<()>> = Default::default();
+    loop {
+        tokio::select! {
+            frame = stream.next() => {
+                let text = match frame {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    Some(Ok(Message::Binary(_))) => {
+                        let error = LavsError::titled(error::INVALID_REQUEST, "requests are text frames");
+                        let _ = tx.try_send(envelope(Value::Null, Err(error)));
+                        continue;
+                    }
+                    _ => break,
+                };
+                let reply = match serde_json::from_str::<Value>(&text) {
+                    Err(e) => envelope(Value::Null, Err(LavsError::titled(error::PARSE_ERROR, e))),
+                    Ok(request) => match request.get("method").and_then(Value::as_str) {
+                        Some("lavs/subscribe") => subscribe(&runtime, &service, &request, &tx, &mut subscriptions),
+                        Some("lavs/unsubscribe") => {
+                            let id = request.get("id").cloned().unwrap_or(Value::Null);
+                            let sub = request.pointer("/params/subscriptionId").and_then(Value::as_str).unwrap_or_default();
+                            match subscriptions.remove(sub) {
+                                Some(task) => {
+                                    task.abort();
+                                    envelope(id, Ok(json!(true)))
+                                }
+                                None => envelope(id, Err(LavsError::titled(error::INVALID_PARAMS, format!("no subscription {sub:?}")))),
+                            }
+                        }
+                        _ => rpc(&runtime, &service, request).await,
+                    },
+                };
+                if tx.send(reply).await.is_err() {
+                    break;
+                }
+            }
+            Some(out) = rx.recv() => {
+                if sink.send(Message::Text(out.to_string().into())).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    for (_, task) in subscriptions {
+        task.abort();
+    }
+}
+
+fn subscribe(
+    runtime: &Runtime,
+    service: &str,
+    request: &Value,
+    tx: &tokio::sync::mpsc::Sender<Value>,
+    subscriptions: &mut std::collections::HashMap<String, tokio::task::JoinHandle<()>>,
+) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    let Some(endpoint) = params.get("endpoint").and_then(Value::as_str) else {
+        return envelope(id, Err(LavsError::titled(error::INVALID_PARAMS, "params.endpoint is required")));
+    };
+    match runtime.subscribe(service, endpoint, params.get("input").cloned(), "websocket") {
+        Err(error) => envelope(id, Err(error)),
+        Ok(mut pushes) => {
+            let sub = format!("sub-{}", NEXT_SUBSCRIPTION.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            let (tx, name) = (tx.clone(), sub.clone());
+            let task = tokio::spawn(async move {
+                while let Some(data) = pushes.recv().await {
+                    let push = json!({ "jsonrpc": "2.0", "method": "lavs/data", "params": { "subscriptionId": name, "data": data } });
+                    if tx.try_send(push).is_err() && tx.is_closed() {
+                        break;
+                    }
+                }
+            });
+            subscriptions.insert(sub.clone(), task);
+            envelope(id, Ok(json!({ "subscriptionId": sub })))
+        }
+    }
 }

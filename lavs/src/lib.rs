@@ -26,6 +26,7 @@ pub mod error;
 pub mod http;
 pub mod manifest;
 pub mod permissions;
+pub mod remote;
 pub mod runtime;
 pub mod script;
 

@@ -236,18 +236,47 @@ impl Runtime {
     async fn call_unaudited(&self, service: &str, endpoint: &str, input: Option<Value>) -> Result<Value, LavsError> {
         let (found, index, input, access) = self.prepare(service, endpoint, input, false)?;
         let compiled = &found.endpoints[index];
+        let permissions = found.manifest.permissions.merged(compiled.endpoint.permissions.as_ref());
+        let limit = permissions.max_execution_time.map(Duration::from_millis).unwrap_or(script::DEFAULT_TIMEOUT);
         let output = match &compiled.endpoint.handler {
             Handler::Script { .. } => Runtime::script(&found, index, &access)?.run(&input).await?,
-            Handler::Function { module, .. } => {
-                return Err(LavsError::titled(
-                    error::INTERNAL_ERROR,
-                    format!("function handlers ({module}) are not run by this runtime yet; use a script handler"),
-                ));
+            Handler::Function { module, function } => {
+                let module = access.check(access.home(), module)?;
+                if !script::on_path("node") {
+                    return Err(LavsError::titled(
+                        error::INTERNAL_ERROR,
+                        "function handlers run their module with Node.js, and node is not on PATH",
+                    ));
+                }
+                let args = vec![
+                    "--input-type=module".to_string(),
+                    "-e".to_string(),
+                    script::FUNCTION_LOADER.to_string(),
+                    module.display().to_string(),
+                    function.clone(),
+                ];
+                let empty = serde_json::Map::new();
+                let run = Script {
+                    command: "node",
+                    args: &args,
+                    input_mode: crate::manifest::InputMode::Stdin,
+                    cwd: access.home().to_path_buf(),
+                    env: &empty,
+                    service_dir: access.home(),
+                    timeout: limit,
+                    max_memory: permissions.max_memory,
+                    no_network: permissions.network_access != Some(NetworkAccess::All(true))
+                        && !matches!(permissions.network_access, Some(NetworkAccess::Hosts(_))),
+                };
+                run.run(&input).await?
             }
-            Handler::Http { .. } | Handler::Mcp { .. } => {
+            Handler::Http { url, method, headers } => {
+                crate::remote::call(url, method, headers, &input, permissions.network_access.as_ref(), limit).await?
+            }
+            Handler::Mcp { server, .. } => {
                 return Err(LavsError::titled(
                     error::INTERNAL_ERROR,
-                    "http and mcp handlers are not run by this runtime yet; use a script handler",
+                    format!("mcp handlers (server {server:?}) are not run by this runtime yet"),
                 ));
             }
         };

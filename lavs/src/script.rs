@@ -106,6 +106,29 @@ pub fn network_isolation() -> bool {
     })
 }
 
+/// Runs a `function` handler's module with Node.js: `argv[1]` the module's path, `argv[2]` the
+/// function's name, the input as JSON on stdin, the function's (awaited) result as JSON on stdout.
+pub const FUNCTION_LOADER: &str = r#"
+import { pathToFileURL } from "node:url";
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const text = Buffer.concat(chunks).toString();
+const input = text ? JSON.parse(text) : {};
+const module = await import(pathToFileURL(process.argv[1]).href);
+const fn = module[process.argv[2]] ?? module.default?.[process.argv[2]];
+if (typeof fn !== "function") {
+  console.error(`the module exports no function ${process.argv[2]}`);
+  process.exit(2);
+}
+process.stdout.write(JSON.stringify((await fn(input)) ?? null));
+"#;
+
+/// Whether a program of this name is on the daemon's `PATH`.
+pub fn on_path(command: &str) -> bool {
+    let path = std::env::var("PATH").unwrap_or_default();
+    program(command, &path).is_absolute()
+}
+
 /// The program a bare command name runs: looked up on `path` here, in the daemon, because a
 /// child whose `PATH` differs from the parent's is otherwise looked up after a fork of the whole
 /// daemon instead of started with posix_spawn (measured in `cargo xtask bench lavs`).

@@ -271,3 +271,106 @@ async fn network_access_false_takes_the_network_away() {
     assert_eq!(error.code, error::HANDLER_ERROR, "without it the connection fails: {error}");
     drop(listener);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_rpc_over_a_websocket_pushes_each_change_once() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    if !have("node") {
+        panic!("node is needed (the spec's todo example is a node script)");
+    }
+    let root = fresh("websocket");
+    let runtime = Arc::new(Runtime::open(&root.join("lavs")).unwrap());
+    runtime.install(&examples().join("todo-manager")).unwrap();
+    let base = serve(runtime).await;
+    let url = format!("{}/lavs/todo-manager", base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let mut send = async |frame: Value| ws.send(Message::Text(frame.to_string().into())).await.unwrap();
+    send(json!({ "jsonrpc": "2.0", "id": 1, "method": "lavs/subscribe", "params": { "endpoint": "todoUpdates" } }))
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "lavs/call", "params": { "endpoint": "addTodo", "input": { "text": "over the socket" } } })).await;
+    let mut frames = Vec::new();
+    while !frames.iter().any(|f: &Value| f["method"] == "lavs/data") || frames.len() < 3 {
+        let next = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a frame").unwrap().unwrap();
+        frames.push(serde_json::from_str(next.to_text().unwrap()).unwrap());
+    }
+    let subscribed = frames.iter().find(|f| f["id"] == 1).expect("the subscribe reply");
+    let sub = subscribed["result"]["subscriptionId"].as_str().unwrap().to_string();
+    assert_eq!(frames.iter().find(|f| f["id"] == 2).unwrap()["result"]["text"], "over the socket");
+    let pushes: Vec<&Value> = frames.iter().filter(|f| f["method"] == "lavs/data").collect();
+    assert_eq!(pushes.len(), 1, "{frames:?}");
+    assert_eq!(pushes[0]["params"]["subscriptionId"], sub.as_str());
+    assert_eq!(pushes[0]["params"]["data"]["todo"]["text"], "over the socket");
+    let mut send = async |frame: Value| ws.send(Message::Text(frame.to_string().into())).await.unwrap();
+    send(json!({ "jsonrpc": "2.0", "id": 3, "method": "lavs/unsubscribe", "params": { "subscriptionId": sub } })).await;
+    send(json!({ "jsonrpc": "2.0", "id": 4, "method": "lavs/unsubscribe", "params": { "subscriptionId": sub } })).await;
+    send(json!({ "jsonrpc": "2.0", "id": 5, "method": "lavs/call", "params": { "endpoint": "nope" } })).await;
+    let mut replies = std::collections::BTreeMap::new();
+    while replies.len() < 3 {
+        let next = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a frame").unwrap().unwrap();
+        let frame: Value = serde_json::from_str(next.to_text().unwrap()).unwrap();
+        if let Some(id) = frame["id"].as_i64() {
+            replies.insert(id, frame);
+        }
+    }
+    assert_eq!(replies[&3]["result"], true);
+    assert_eq!(replies[&4]["error"]["code"], error::INVALID_PARAMS);
+    assert_eq!(replies[&5]["error"]["code"], error::METHOD_NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn function_and_http_handlers() {
+    let root = fresh("handlers");
+    // A tiny HTTP service on loopback for the http handler to reach.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let upstream = axum::Router::new().route(
+        "/sum",
+        axum::routing::post(|axum::Json(v): axum::Json<Value>| async move {
+            axum::Json(json!({ "sum": v["a"].as_i64().unwrap_or(0) + v["b"].as_i64().unwrap_or(0) }))
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, upstream).await });
+    let remote = |id: &str, hosts: Value| {
+        json!({ "id": id, "method": "query",
+                "handler": { "type": "http", "url": format!("http://127.0.0.1:{port}/sum"), "method": "POST" },
+                "permissions": { "networkAccess": hosts } })
+    };
+    let manifest = json!({
+        "lavs": "1.0", "name": "handlers", "version": "1",
+        "endpoints": [
+            { "id": "add", "method": "query", "handler": { "type": "function", "module": "lib.mjs", "function": "add" },
+              "schema": { "input": { "type": "object", "properties": { "a": { "type": "number" }, "b": { "type": "number", "default": 10 } } },
+                          "output": { "type": "number" } } },
+            { "id": "missing", "method": "query", "handler": { "type": "function", "module": "lib.mjs", "function": "nope" } },
+            { "id": "outside", "method": "query", "handler": { "type": "function", "module": "../lib.mjs", "function": "add" } },
+            remote("sum", json!(["127.0.0.1"])),
+            remote("elsewhere", json!(["api.example.com"])),
+            remote("offline", json!(false))
+        ]
+    });
+    let dir = service(
+        &root.join("handlers"),
+        manifest,
+        &[("lib.mjs", "export async function add({ a, b }) { return a + b; }\n")],
+    );
+    let runtime = Runtime::open(&root.join("lavs")).unwrap();
+    runtime.install(&dir).unwrap();
+    if have("node") {
+        assert_eq!(runtime.call("handlers", "add", Some(json!({ "a": 2 })), "t").await.unwrap(), json!(12));
+        let error = runtime.call("handlers", "missing", None, "t").await.unwrap_err();
+        assert_eq!(error.code, error::HANDLER_ERROR);
+        assert!(error.data.unwrap()["stderr"].as_str().unwrap().contains("no function nope"));
+    }
+    assert_eq!(runtime.call("handlers", "outside", None, "t").await.unwrap_err().code, error::PERMISSION_DENIED);
+    let sum = runtime.call("handlers", "sum", Some(json!({ "a": 2, "b": 3 })), "t").await.unwrap();
+    assert_eq!(sum, json!({ "sum": 5 }));
+    for id in ["elsewhere", "offline"] {
+        assert_eq!(
+            runtime.call("handlers", id, Some(json!({})), "t").await.unwrap_err().code,
+            error::PERMISSION_DENIED,
+            "{id}"
+        );
+    }
+}
