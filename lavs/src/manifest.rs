@@ -99,6 +99,8 @@ pub enum Handler {
         server: String,
         tool: String,
     },
+    /// Answered inside the program hosting the runtime ([`crate::runtime::BuiltIn`]).
+    Builtin {},
 }
 
 /// `networkAccess`: `false`, `true`, or the hosts allowed.

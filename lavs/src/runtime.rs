@@ -18,10 +18,27 @@ use std::time::{Duration, Instant};
 
 pub const AUDIT_FILE: &str = "audit.sqlite3";
 
+/// A built-in service: its checked manifest and what answers it.
+type BuiltInEntry = (Arc<Service>, Arc<dyn BuiltIn>);
+
 pub struct Runtime {
     root: PathBuf,
     services: RwLock<BTreeMap<String, Arc<Service>>>,
+    builtins: RwLock<BTreeMap<String, BuiltInEntry>>,
+    /// Names no folder may take: the built-in services' (also where they are not registered,
+    /// as in `laika-host lavs add`).
+    reserved: RwLock<std::collections::BTreeSet<String>>,
     pub audit: Audit,
+}
+
+/// A service answered inside the program that hosts the runtime (Laika's own `laika` service
+/// over its history): its manifest is checked like any other and its calls go through the same
+/// validation, audit and transports; only the handler is a function here, not a program.
+pub trait BuiltIn: Send + Sync {
+    /// The manifest, every endpoint's handler `{"type": "builtin"}`.
+    fn manifest(&self) -> Value;
+    fn call(&self, endpoint: &str, input: Value) -> futures_util::future::BoxFuture<'static, Result<Value, LavsError>>;
+    fn subscribe(&self, endpoint: &str, input: Value) -> Result<tokio::sync::mpsc::Receiver<Value>, LavsError>;
 }
 
 /// A service as `lavs list` shows it.
@@ -46,7 +63,13 @@ impl Runtime {
     pub fn open(root: &Path) -> Result<Runtime, LavsError> {
         std::fs::create_dir_all(root).map_err(|e| internal(format!("{}: {e}", root.display())))?;
         let audit = Audit::open(&root.join(AUDIT_FILE)).map_err(internal)?;
-        let runtime = Runtime { root: root.to_path_buf(), services: RwLock::new(BTreeMap::new()), audit };
+        let runtime = Runtime {
+            root: root.to_path_buf(),
+            services: RwLock::new(BTreeMap::new()),
+            builtins: RwLock::new(BTreeMap::new()),
+            reserved: RwLock::new(Default::default()),
+            audit,
+        };
         for entry in std::fs::read_dir(root).map_err(internal)?.flatten() {
             let dir = entry.path();
             if !dir.join(crate::manifest::MANIFEST_FILE).is_file() {
@@ -69,7 +92,27 @@ impl Runtime {
     /// The service `name` as its folder has it now: one installed, changed or removed (by
     /// `laika-host lavs` while the daemon runs) is seen at its next call, at the cost of one
     /// `stat` a call.
+    /// Keeps `name` for a built-in service: `install` refuses a folder of that name.
+    pub fn reserve_name(&self, name: &str) {
+        self.reserved.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_string());
+    }
+
+    /// Serves a built-in service under its manifest's name (which no folder may then take).
+    pub fn register_builtin(&self, builtin: Arc<dyn BuiltIn>) -> Result<String, LavsError> {
+        let service = Service::from_value(&self.root, builtin.manifest())?;
+        let name = service.manifest.name.clone();
+        self.builtins.write().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), (Arc::new(service), builtin));
+        Ok(name)
+    }
+
+    fn builtin(&self, name: &str) -> Option<BuiltInEntry> {
+        self.builtins.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+
     pub fn service(&self, name: &str) -> Option<Arc<Service>> {
+        if let Some((service, _)) = self.builtin(name) {
+            return Some(service);
+        }
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             return None;
         }
@@ -104,6 +147,15 @@ impl Runtime {
     pub fn install(&self, from: &Path) -> Result<String, LavsError> {
         let checked = Service::load(from)?;
         let name = checked.manifest.name.clone();
+        if self.builtin(&name).is_some() || self.reserved.read().unwrap_or_else(|e| e.into_inner()).contains(&name) {
+            return Err(LavsError::titled(error::INVALID_REQUEST, format!("{name:?} is a built-in service's name")));
+        }
+        if checked.manifest.endpoints.iter().any(|e| matches!(e.handler, Handler::Builtin {})) {
+            return Err(LavsError::titled(
+                error::INVALID_REQUEST,
+                "builtin handlers are Laika's own; a service folder cannot use them",
+            ));
+        }
         let target = self.root.join(&name);
         let staging = self.root.join(format!(".{name}.installing"));
         let _ = std::fs::remove_dir_all(&staging);
@@ -127,7 +179,10 @@ impl Runtime {
             .map(|entries| entries.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
             .unwrap_or_default();
         names.sort();
-        let services: Vec<Arc<Service>> = names.iter().filter_map(|name| self.service(name)).collect();
+        let builtins: Vec<Arc<Service>> =
+            self.builtins.read().unwrap_or_else(|e| e.into_inner()).values().map(|(s, _)| s.clone()).collect();
+        let services: Vec<Arc<Service>> =
+            builtins.into_iter().chain(names.iter().filter_map(|name| self.service(name))).collect();
         services
             .iter()
             .map(|s| {
@@ -273,6 +328,12 @@ impl Runtime {
             Handler::Http { url, method, headers } => {
                 crate::remote::call(url, method, headers, &input, permissions.network_access.as_ref(), limit).await?
             }
+            Handler::Builtin {} => {
+                let (_, builtin) = self.builtin(service).ok_or_else(|| {
+                    LavsError::titled(error::INTERNAL_ERROR, "a builtin handler outside a built-in service")
+                })?;
+                builtin.call(endpoint, input).await?
+            }
             Handler::Mcp { server, .. } => {
                 return Err(LavsError::titled(
                     error::INTERNAL_ERROR,
@@ -304,6 +365,13 @@ impl Runtime {
             self.prepare(service, endpoint, input, true).and_then(|(found, index, input, access)| {
                 match &found.endpoints[index].endpoint.handler {
                     Handler::Script { .. } => Runtime::script(&found, index, &access)?.subscribe(&input),
+                    Handler::Builtin {} => match self.builtin(service) {
+                        Some((_, builtin)) => builtin.subscribe(endpoint, input),
+                        None => Err(LavsError::titled(
+                            error::INTERNAL_ERROR,
+                            "a builtin handler outside a built-in service",
+                        )),
+                    },
                     _ => Err(LavsError::titled(error::INTERNAL_ERROR, "only script handlers can be subscribed to yet")),
                 }
             });

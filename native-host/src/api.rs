@@ -75,6 +75,38 @@ pub struct HostApi {
     pub host: Arc<Host>,
 }
 
+/// Answers an approval (the sidecar's card, `laika-host approvals`, the `laika` LAVS service):
+/// the first answer wins (`HISTORY_ALREADY_DECIDED` after it), a site grant is recorded when
+/// offered and chosen, and the host's listeners are told ([`HostEvent::ApprovalDecided`]).
+pub fn decide_approval(host: &Host, id: &str, decision: &str) -> Result<Value, HostError> {
+    if !["approve", "deny", "always_on_site"].contains(&decision) {
+        return Err(invalid("params.decision is approve, deny or always_on_site"));
+    }
+    let history = &host.history;
+    let existing = history
+        .approval(id)
+        .map_err(history_error)?
+        .ok_or_else(|| HostError::new("APPROVAL_NOT_FOUND", format!("no approval {id:?}")))?;
+    // A site grant is offered only where the gate said one may be; checked before anything is recorded.
+    let grant = if decision == "always_on_site" {
+        let capability: Capability =
+            existing.grantable.as_deref().and_then(|c| serde_json::from_value(json!(c)).ok()).ok_or_else(|| {
+                HostError::new("POLICY_NOT_GRANTABLE", "this action cannot be allowed for a whole site")
+            })?;
+        let origin =
+            existing.origin.clone().ok_or_else(|| HostError::new("POLICY_NOT_GRANTABLE", "the page has no origin"))?;
+        Some(SiteGrant { origin, capability })
+    } else {
+        None
+    };
+    let approval = history.decide_approval(id, decision).map_err(history_error)?;
+    if let Some(grant) = &grant {
+        history.add_grant(grant).map_err(history_error)?;
+    }
+    host.publish(HostEvent::ApprovalDecided { approval: approval.clone(), from_hub: false });
+    Ok(json!({ "approval": approval, "run": decision != "deny", "grant": grant }))
+}
+
 /// Starts a summary (or, with a question, an answer) of `observation` as a job the host keeps
 /// for polling, remembers the page for the conversation, and tells the host's listeners when it
 /// is done ([`HostEvent::SummaryDone`]). The sidecar's `summary.start` and a question asked of
@@ -262,36 +294,7 @@ impl HostApi {
     }
 
     fn approval_decide(&self, request: &Request) -> Result<Value, HostError> {
-        let id = str_param(request, "approval_id")?;
-        let decision = str_param(request, "decision")?;
-        if !["approve", "deny", "always_on_site"].contains(&decision) {
-            return Err(invalid("params.decision is approve, deny or always_on_site"));
-        }
-        let history = &self.host.history;
-        let existing = history
-            .approval(id)
-            .map_err(history_error)?
-            .ok_or_else(|| HostError::new("APPROVAL_NOT_FOUND", format!("no approval {id:?}")))?;
-        // A site grant is offered only where the gate said one may be; checked before anything is recorded.
-        let grant = if decision == "always_on_site" {
-            let capability: Capability =
-                existing.grantable.as_deref().and_then(|c| serde_json::from_value(json!(c)).ok()).ok_or_else(|| {
-                    HostError::new("POLICY_NOT_GRANTABLE", "this action cannot be allowed for a whole site")
-                })?;
-            let origin = existing
-                .origin
-                .clone()
-                .ok_or_else(|| HostError::new("POLICY_NOT_GRANTABLE", "the page has no origin"))?;
-            Some(SiteGrant { origin, capability })
-        } else {
-            None
-        };
-        let approval = history.decide_approval(id, decision).map_err(history_error)?;
-        if let Some(grant) = &grant {
-            history.add_grant(grant).map_err(history_error)?;
-        }
-        self.host.publish(HostEvent::ApprovalDecided { approval: approval.clone() });
-        Ok(json!({ "approval": approval, "run": decision != "deny", "grant": grant }))
+        decide_approval(&self.host, str_param(request, "approval_id")?, str_param(request, "decision")?)
     }
 
     fn summary_start(&self, request: &Request) -> Result<Value, HostError> {

@@ -142,7 +142,9 @@ impl Bus {
                     json!({ "channel_id": channel, "action": approval.tool_name, "payload": payload.to_string() }),
                 );
             }
-            HostEvent::ApprovalDecided { approval } => {
+            // Decided on the hub: resolved there already.
+            HostEvent::ApprovalDecided { from_hub: true, .. } => {}
+            HostEvent::ApprovalDecided { approval, from_hub: false } => {
                 let Some(mirror) = self.link(&format!("approval:{}", approval.id)) else { return };
                 let status = if approval.decision.as_deref() == Some("deny") { "denied" } else { "approved" };
                 match self.hub.resolve_approval(&mirror, status, DECIDED_IN_LAIKA) {
@@ -183,7 +185,7 @@ impl Bus {
         if let Ok(Some(approval)) = self.host.history.approval(&id)
             && approval.decision.is_some()
         {
-            self.on_event(HostEvent::ApprovalDecided { approval });
+            self.on_event(HostEvent::ApprovalDecided { approval, from_hub: false });
         }
     }
 
@@ -260,7 +262,11 @@ impl ApprovalArbiter for HistoryArbiter {
         let Some(id) = hub.store().link(&format!("hub-approval:{}", approval.id)).ok().flatten() else { return Ok(()) };
         let decision = if status == "approved" { "approve" } else { "deny" };
         match self.host.history.decide_approval(&id, decision) {
-            Ok(_) => Ok(()),
+            Ok(approval) => {
+                // For the host's other listeners (the `laika` service's approvalUpdates).
+                self.host.publish(HostEvent::ApprovalDecided { approval, from_hub: true });
+                Ok(())
+            }
             Err(e) if e.code == crate::history::HistoryError::ALREADY_DECIDED => Err(errors::ALREADY_DECIDED),
             Err(e) => {
                 tracing::warn!("lark: approval {id} could not be recorded: {}: {}", e.code, e.message);

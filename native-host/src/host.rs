@@ -194,8 +194,9 @@ pub enum HostEvent {
     SummaryDone { conversation_id: String, title: String, url: String, question: Option<String>, text: String },
     /// The Policy Gate asked the user about a proposed call.
     ApprovalAsked { approval: crate::history::ApprovalRecord, title: String },
-    /// An approval was answered through the host's API (the sidecar's card, the CLI).
-    ApprovalDecided { approval: crate::history::ApprovalRecord },
+    /// An approval was answered: through the host's API (the sidecar's card, the CLI, the
+    /// `laika` LAVS service), or by a person on the Lark hub (`from_hub`, already resolved there).
+    ApprovalDecided { approval: crate::history::ApprovalRecord, from_hub: bool },
 }
 
 /// The engine's loading state, for `model.status`.
@@ -261,7 +262,7 @@ impl Host {
             );
         }
         let status = EngineStatus::loading(config.engine);
-        Ok(Arc::new(Host {
+        let host = Arc::new(Host {
             data_dir: data_dir.to_path_buf(),
             debug: Arc::new(DebugLog::from_env(data_dir)),
             config: Mutex::new(config),
@@ -280,7 +281,9 @@ impl Host {
                 }
             },
             pages: Mutex::new(std::collections::VecDeque::new()),
-        }))
+        });
+        crate::laika_service::register(&host);
+        Ok(host)
     }
 
     /// Tells whoever listens (see [`HostEvent`]).

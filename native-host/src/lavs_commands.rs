@@ -22,6 +22,7 @@ pub enum LavsCommand {
 
 pub fn run(command: LavsCommand) -> Result<ExitCode> {
     let runtime = laika_lavs::Runtime::open(&data_dir().join(LAVS_DIR)).map_err(|e| anyhow!("LAVS_ERROR: {e}"))?;
+    runtime.reserve_name(crate::laika_service::NAME);
     match command {
         LavsCommand::Add { dir } => {
             let name = runtime.install(&dir).map_err(|e| anyhow!("LAVS_INVALID_MANIFEST: {}", e.message))?;

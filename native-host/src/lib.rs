@@ -53,6 +53,7 @@ pub mod history;
 pub mod host;
 pub mod hub_bench;
 pub mod install;
+pub mod laika_service;
 pub mod lark;
 pub mod lavs_commands;
 pub mod models;

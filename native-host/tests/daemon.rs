@@ -77,12 +77,15 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     let channel = channel["channel_id"].as_str().unwrap().to_string();
 
     let port = free_port();
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_laika-host"))
-        .args(["daemon", "--port", &port.to_string()])
-        .env("LAIKA_DATA_DIR", &data)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(["daemon", "--port", &port.to_string()])
+            .env("LAIKA_DATA_DIR", &data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("ws://127.0.0.1:{port}/ws");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
@@ -111,9 +114,9 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     assert_eq!(code, 2);
     assert!(stderr.contains("DAEMON_PORT_BUSY"), "{stderr}");
 
-    let killed = Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap();
+    let killed = Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    let status = daemon.wait().unwrap();
+    let status = daemon.0.wait().unwrap();
     assert!(status.success(), "the daemon did not stop cleanly: {status:?}");
     // The hub's store survives the daemon.
     assert!(data.join("lark.sqlite3").is_file());
@@ -291,12 +294,15 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     assert_eq!(code, 0);
     let token = alice["token"].as_str().unwrap().to_string();
     let port = free_port();
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_laika-host"))
-        .args(["daemon", "--port", &port.to_string()])
-        .env("LAIKA_DATA_DIR", &data)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(["daemon", "--port", &port.to_string()])
+            .env("LAIKA_DATA_DIR", &data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("ws://127.0.0.1:{port}/ws");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut ws = runtime.block_on(async {
@@ -311,7 +317,7 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     // The browser reaches the same daemon through its proxy.
     let mut browser = Browser::start(&data, &["native"]);
     let info = browser.call("host.info", json!({}));
-    assert_eq!(info["pid"], daemon.id());
+    assert_eq!(info["pid"], daemon.0.id());
 
     // A summary is posted to the conversation's channel, which alice hears at once.
     let observation = json!({
@@ -398,8 +404,8 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     assert!(answer.contains("shellfish"), "{answer}");
 
     let _ = browser.close();
-    assert!(Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap().success());
-    assert!(daemon.wait().unwrap().success());
+    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
+    assert!(daemon.0.wait().unwrap().success());
 }
 
 /// The published LAVS Python client (PyPI `lavs-sdk`) against the daemon: the manifest, calls,
@@ -458,12 +464,15 @@ fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_por
     assert!(stderr.contains("LAVS_INVALID_MANIFEST") && stderr.contains("/endpoints/0/method"), "{stderr}");
 
     let port = free_port();
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_laika-host"))
-        .args(["daemon", "--port", &port.to_string()])
-        .env("LAIKA_DATA_DIR", &data)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(["daemon", "--port", &port.to_string()])
+            .env("LAIKA_DATA_DIR", &data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let base = format!("http://127.0.0.1:{port}");
     wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
     // Added while the daemon runs: served at its first call.
@@ -486,7 +495,9 @@ fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_por
     // The browser's side: native messaging through the proxy.
     let mut browser = Browser::start(&data, &["native"]);
     let services = browser.call("lavs.list", json!({}));
-    assert_eq!(services["services"].as_array().unwrap().len(), 2, "{services}");
+    let names: Vec<&str> =
+        services["services"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["laika", "simple-notes", "todo-manager"], "the built-in service first, then the installed");
     browser.call(
         "lavs.call",
         json!({ "service": "simple-notes", "endpoint": "saveNote", "input": { "NOTE": "from the sidecar" } }),
@@ -528,6 +539,148 @@ fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_por
     let (code, _, stderr) = host(&data, &["lavs", "remove", "todo-manager"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("LAVS_NO_SERVICE"), "{stderr}");
-    assert!(Command::new("kill").args(["-TERM", &daemon.id().to_string()]).status().unwrap().success());
-    assert!(daemon.wait().unwrap().success());
+    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
+    assert!(daemon.0.wait().unwrap().success());
+}
+
+#[test]
+fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
+    let data = fresh_dir("laika-service");
+    std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    let port = free_port();
+    let mut daemon = Daemon(
+        Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(["daemon", "--port", &port.to_string()])
+            .env("LAIKA_DATA_DIR", &data)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let mut browser = Browser::start(&data, &["native"]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut ws = runtime
+        .block_on(tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/lavs/laika")))
+        .expect("LAVS over a WebSocket")
+        .0;
+    let mut next_id = 0;
+    // One JSON-RPC request; pushes that arrive before its reply are kept.
+    let mut pushes: Vec<Value> = Vec::new();
+    let mut rpc = |ws: &mut Ws2, method: &str, params: Value, pushes: &mut Vec<Value>| -> Value {
+        next_id += 1;
+        let id = next_id;
+        runtime.block_on(async {
+            let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+            ws.send(Message::Text(request.to_string().into())).await.unwrap();
+            loop {
+                let frame =
+                    tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a reply").unwrap().unwrap();
+                let frame: Value = serde_json::from_str(frame.to_text().unwrap()).unwrap();
+                if frame["id"] == id {
+                    return frame;
+                }
+                pushes.push(frame);
+            }
+        })
+    };
+    let subscribed = rpc(&mut ws, "lavs/subscribe", json!({ "endpoint": "approvalUpdates" }), &mut pushes);
+    assert!(subscribed["result"]["subscriptionId"].is_string(), "{subscribed}");
+
+    let observation = json!({
+        "url": "https://news.example.com/otters", "title": "Sea otters use stones",
+        "text": "Sea otters use stones to crack open shellfish. They float on their backs while they eat.",
+        "elements": [{ "handle_id": "laika-1", "role": "button", "text": "Next page" }],
+    });
+    let plan = browser.call("plan", json!({ "goal": "click Next page", "observation": observation }));
+    let approval = plan["tool_calls"][0]["approval_id"].as_str().expect("the click asks").to_string();
+    let conversation = plan["conversation"]["id"].as_str().map(String::from).unwrap_or_default();
+
+    let listed = rpc(&mut ws, "lavs/call", json!({ "endpoint": "listApprovals" }), &mut pushes);
+    assert_eq!(listed["result"][0]["id"], approval.as_str(), "{listed}");
+    let found = rpc(
+        &mut ws,
+        "lavs/call",
+        json!({ "endpoint": "searchConversations", "input": { "query": "OTTERS" } }),
+        &mut pushes,
+    );
+    assert_eq!(found["result"].as_array().unwrap().len(), 1, "{found}");
+    let decided = rpc(
+        &mut ws,
+        "lavs/call",
+        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "approve" } }),
+        &mut pushes,
+    );
+    assert_eq!(decided["result"]["approval"]["decision"], "approve", "{decided}");
+    assert_eq!(browser.call("approval.get", json!({ "approval_id": approval }))["approval"]["decision"], "approve");
+    let again = rpc(
+        &mut ws,
+        "lavs/call",
+        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "deny" } }),
+        &mut pushes,
+    );
+    assert_eq!(again["error"]["code"], -32003, "{again}");
+    assert_eq!(again["error"]["data"]["code"], "HISTORY_ALREADY_DECIDED");
+    let bad = rpc(
+        &mut ws,
+        "lavs/call",
+        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "maybe" } }),
+        &mut pushes,
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+
+    // The subscription pushed the question and the answer, each once.
+    runtime.block_on(async {
+        while pushes.len() < 2 {
+            let frame =
+                tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a push").unwrap().unwrap();
+            pushes.push(serde_json::from_str(frame.to_text().unwrap()).unwrap());
+        }
+    });
+    let kinds: Vec<&str> = pushes.iter().map(|p| p["params"]["data"]["type"].as_str().unwrap_or("?")).collect();
+    assert_eq!(kinds, ["asked", "decided"], "{pushes:?}");
+    assert!(pushes.iter().all(|p| p["params"]["data"]["approval"]["id"] == approval.as_str()));
+
+    if !conversation.is_empty() {
+        let deleted = rpc(
+            &mut ws,
+            "lavs/call",
+            json!({ "endpoint": "deleteConversation", "input": { "id": conversation } }),
+            &mut pushes,
+        );
+        assert_eq!(deleted["result"]["deleted"], true, "{deleted}");
+    }
+    let missing =
+        rpc(&mut ws, "lavs/call", json!({ "endpoint": "getConversation", "input": { "id": "nope" } }), &mut pushes);
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    // No folder may take the built-in service's name.
+    let fake = data.join("fake-laika");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("lavs.json"), r#"{"lavs": "1.0", "name": "laika", "version": "1", "endpoints": []}"#)
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["lavs", "add"])
+        .arg(&fake)
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a folder took the name laika");
+    let _ = browser.close();
+    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
+    assert!(daemon.0.wait().unwrap().success());
+}
+
+type Ws2 = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A daemon a test started by hand: killed if the test ends early, so it never outlives it (nor
+/// holds the test runner's output open).
+struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }

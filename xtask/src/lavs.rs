@@ -10,7 +10,8 @@
 //! - lavs-sdk: `POST /api/call/bench/echo` on its host.
 //!
 //! The runtime overhead is a call's p50 minus the handler's p50; the target (#28) is Laika's at
-//! most a third of lavs-sdk's. Also printed: calls/s with 4 clients at once. Writes
+//! most a third of lavs-sdk's. Also printed: calls/s with 4 clients at once, and the latency of
+//! the built-in `laika` service (`listGrants`: no process, one SQLite read). Writes
 //! `target/bench/lavs.json`.
 
 use anyhow::{Context, Result, bail};
@@ -115,6 +116,16 @@ fn throughput(calls: usize, port: u16, path: &'static str) -> Result<f64> {
     Ok((per_client * CONCURRENT_CLIENTS) as f64 / started.elapsed().as_secs_f64())
 }
 
+/// A call of the built-in service's `listGrants` (an array).
+fn checked_list(reply: Result<(u16, String)>) -> Result<()> {
+    let (status, body) = reply?;
+    let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    if status != 200 || !value["result"].is_array() {
+        bail!("a call failed: HTTP {status} {body}");
+    }
+    Ok(())
+}
+
 fn checked(reply: Result<(u16, String)>) -> Result<()> {
     let (status, body) = reply?;
     let value: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
@@ -200,6 +211,7 @@ pub fn lavs(root: &Path, args: &[String]) -> Result<()> {
     })?;
     let laika = sequential(calls, || checked(post(laika_port, "/api/agents/bench/lavs/echo")))?;
     let sdk = sequential(calls, || checked(post(sdk_port, "/api/call/bench/echo")))?;
+    let builtin = sequential(calls, || checked_list(post(laika_port, "/api/agents/laika/lavs/listGrants")))?;
     eprintln!("==> {calls} calls from {CONCURRENT_CLIENTS} clients at once");
     let laika_per_s = throughput(calls, laika_port, "/api/agents/bench/lavs/echo")?;
     let sdk_per_s = throughput(calls, sdk_port, "/api/call/bench/echo")?;
@@ -222,6 +234,10 @@ pub fn lavs(root: &Path, args: &[String]) -> Result<()> {
         sdk.p50, sdk.p99, sdk_overhead, sdk_per_s
     );
     println!(
+        "| Laika's built-in `laika` service (`listGrants`, SQLite) | {:.2} | {:.2} | — | — |",
+        builtin.p50, builtin.p99
+    );
+    println!(
         "overhead ratio Laika / lavs-sdk: {ratio:.2} (target ≤ {TARGET_OVERHEAD_RATIO:.2}): {}",
         if met { "met" } else { "NOT met" }
     );
@@ -232,7 +248,7 @@ pub fn lavs(root: &Path, args: &[String]) -> Result<()> {
         "laika": { "latency": row(laika), "overhead_p50_ms": laika_overhead, "calls_per_s": laika_per_s },
         "lavs_sdk": { "latency": row(sdk), "overhead_p50_ms": sdk_overhead, "calls_per_s": sdk_per_s },
         "targets": { "overhead_ratio": { "value": ratio, "target": format!("≤ {TARGET_OVERHEAD_RATIO:.3}"), "met": met } },
-        "note": "The built-in `laika` service is not measured: it is not built yet (issue #28).",
+        "builtin_laika_list_grants": row(builtin),
     });
     let file = paths.bench.join("lavs.json");
     std::fs::write(&file, serde_json::to_string_pretty(&report)?)?;
