@@ -232,6 +232,7 @@ fn a_browser_installed_but_never_started_is_registered_and_its_folder_created() 
     assert!(!home.path(".config/google-chrome").exists());
     // The browser, started later, finds the host where it looks: Firefox through what was written.
     let session = browser_session(
+        &home.0,
         Path::new(firefox["path"].as_str().unwrap()),
         &[home.path(".mozilla/native-messaging-hosts").join(MANIFEST).to_str().unwrap(), "laika@laika.local"],
     );
@@ -287,7 +288,7 @@ fn a_data_directory_travels_in_an_executable_launcher() {
     assert!(script.contains(&format!("exec '{}' \"$@\"", this_binary().display())), "{script}");
 
     // Started the way Chromium starts it, the host runs with that data directory.
-    let replies = browser_session(&launcher, &[ORIGIN]);
+    let replies = browser_session(&home.0, &launcher, &[ORIGIN]);
     assert_eq!(replies[0]["result"]["data_dir"], data_dir.to_str().unwrap(), "{replies:?}");
 
     // LAIKA_DATA_DIR at install time does the same; a relative directory is made absolute.
@@ -315,16 +316,22 @@ fn firefox_can_start_the_host_through_what_install_wrote() {
     assert_eq!(manifest["allowed_extensions"], serde_json::json!(["laika@laika.local"]));
     // Firefox runs `path` with the manifest's path and the add-on id.
     let launcher = PathBuf::from(manifest["path"].as_str().unwrap());
-    let replies = browser_session(&launcher, &[manifest_path.to_str().unwrap(), "laika@laika.local"]);
+    let replies = browser_session(&home.0, &launcher, &[manifest_path.to_str().unwrap(), "laika@laika.local"]);
     assert_eq!(replies[0]["result"]["name"], "laika-host", "{replies:?}");
     assert_eq!(replies[0]["result"]["data_dir"], data_dir.to_str().unwrap());
 }
 
 /// Starts `program` with `args` as a browser does, asks `host.info`, and returns the replies.
-fn browser_session(program: &Path, args: &[&str]) -> Vec<Value> {
+/// A native-messaging session as a browser starts it, with `home` as the user's home: a host
+/// without a launcher then uses the default data directory under it, never the real user's
+/// (where its daemon would otherwise stay running after the test).
+fn browser_session(home: &Path, program: &Path, args: &[&str]) -> Vec<Value> {
     let mut child = Command::new(program)
         .args(args)
         .env_remove("LAIKA_DATA_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env("HOME", home)
+        .env("LAIKA_DAEMON_IDLE_SECS", support::DAEMON_IDLE_SECS)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
