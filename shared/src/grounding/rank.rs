@@ -9,7 +9,8 @@
 
 use super::text::{self, Sentence};
 use super::words::{
-    HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS, POINT_MIN_CHARS, POINT_REDUNDANCY,
+    CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS, POINT_MIN_CHARS,
+    POINT_REDUNDANCY,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -37,6 +38,21 @@ fn candidate(sentence: &Sentence) -> bool {
         && !sentence.text.contains(" | ")
         && !instruction(sentence)
         && !lead_in(sentence)
+        && !code(sentence)
+        && !question(sentence)
+}
+
+/// Whether a sentence asks rather than states ("So finally you're testing your frontend
+/// JavaScript code?", readability/001): as a key point it tells the reader nothing; the
+/// sentences that answer it are what the page says.
+fn question(sentence: &Sentence) -> bool {
+    sentence.text.trim_end().ends_with('?')
+}
+
+/// Whether a sentence is a line of program code (`CODE_ENDINGS`, `CODE_FRAGMENTS`).
+fn code(sentence: &Sentence) -> bool {
+    let text = sentence.text.trim_end();
+    CODE_ENDINGS.iter().any(|e| text.ends_with(e)) || CODE_FRAGMENTS.iter().any(|f| text.contains(f))
 }
 
 /// Whether a sentence only leads into what follows it ("… President Obama also said:"): shown
@@ -113,6 +129,18 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn lines_of_code_are_not_key_points() {
+        let line = |text: &str| Sentence { text: text.into(), offset: 0, heading: false };
+        assert!(!candidate(&line("it(\"should set cow's name if provided\", function() {")));
+        assert!(!candidate(&line("var total = items.reduce((sum, item) => sum + item.price, 0);")));
+        assert!(candidate(&line(
+            "Blanket.js is an easy to install, easy to configure JavaScript code coverage library."
+        )));
+        assert!(!candidate(&line("So finally you're testing your frontend JavaScript code? Maybe you should?")));
+    }
+
     use super::*;
 
     const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week, \

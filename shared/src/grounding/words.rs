@@ -708,6 +708,14 @@ pub const INSTRUCTION_PHRASES: &[&str] = &[
     "language model",
 ];
 
+/// Marks of a line of program code rather than prose: a key point that is code tells a reader
+/// nothing. Seen on readability/001 (a testing tutorial), whose fifth key point was the code line
+/// `it("should set cow's name if provided", function() {`: a sentence ending like a block or a
+/// statement, or holding a call written the way code writes it.
+pub const CODE_ENDINGS: &[&str] = &["{", ";", "=>", "})", "});", "*/"];
+pub const CODE_FRAGMENTS: &[&str] =
+    &["function(", "function (", "=> {", "();", "){", "\n", "var ", "const ", "&&", "||"];
+
 /// Key points: candidate sentences are this long (characters); shorter ones are captions,
 /// buttons and labels, longer ones are run-together lists.
 pub const POINT_MIN_CHARS: usize = 40;
