@@ -138,6 +138,18 @@ impl Hub {
         if !["approved", "denied"].contains(&status) {
             return Err(errors::INVALID_DATA);
         }
+        self.record_decision(id, decided_by, status, None)
+    }
+
+    /// Records the first decision of a request and sends everyone `approval.resolved` (a reply
+    /// to `request` when a client's frame decided it); `Err(ALREADY_DECIDED)` for any later one.
+    fn record_decision(
+        &self,
+        id: &str,
+        decided_by: &str,
+        status: &str,
+        request: Option<&Envelope>,
+    ) -> Result<(), &'static str> {
         let (approval, decided_now) = self
             .store
             .decide_approval(id, decided_by, status)
@@ -148,7 +160,11 @@ impl Hub {
         }
         let state = self.state();
         let data = serde_json::to_value(&approval).unwrap_or_default();
-        self.broadcast_all(&state, &Envelope::new("approval.resolved", data));
+        let resolved = match request {
+            Some(request) => Envelope::reply(request, "approval.resolved", data),
+            None => Envelope::new("approval.resolved", data),
+        };
+        self.broadcast_all(&state, &resolved);
         Ok(())
     }
 
@@ -511,18 +527,7 @@ impl Hub {
                     }
                     arbiter.decide(&pending, status, me)?;
                 }
-                let (approval, decided_now) = self
-                    .store
-                    .decide_approval(id, &me.id, status)
-                    .map_err(store_failed)?
-                    .ok_or(errors::APPROVAL_NOT_FOUND)?;
-                if !decided_now {
-                    return Err(errors::ALREADY_DECIDED);
-                }
-                let state = self.state();
-                let data = serde_json::to_value(&approval).unwrap_or_default();
-                self.broadcast_all(&state, &Envelope::reply(request, "approval.resolved", data));
-                Ok(())
+                self.record_decision(id, &me.id, status, Some(request))
             }
             "daemon.register" => self.register_daemon(conn, me, request),
             "call.offer" => self.call_offer(conn, me, request),

@@ -202,14 +202,17 @@ async fn relay(stream: UnixStream) -> Result<()> {
 /// every client at once (`laika-host approvals`). Returns the reply's `result`, or its error as
 /// `CODE: message`.
 pub async fn request(dir: &Path, method: &str, params: serde_json::Value) -> Result<serde_json::Value> {
-    let mut stream = connect_or_start(dir).await?;
+    use futures::{SinkExt, StreamExt};
+    use transport::{Incoming, MAX_OUTGOING, NativeCodec};
+    let mut frames = tokio_util::codec::Framed::new(connect_or_start(dir).await?, NativeCodec::new(MAX_OUTGOING));
     let body = serde_json::to_vec(&serde_json::json!({ "id": 1, "method": method, "params": params }))?;
-    stream.write_all(&(body.len() as u32).to_ne_bytes()).await?;
-    stream.write_all(&body).await?;
-    let mut length = [0u8; 4];
-    stream.read_exact(&mut length).await.context("HOST_DAEMON_LOST: the daemon closed before answering")?;
-    let mut reply = vec![0u8; u32::from_ne_bytes(length) as usize];
-    stream.read_exact(&mut reply).await?;
+    frames.send(bytes::Bytes::from(body)).await?;
+    let reply = match frames.next().await {
+        Some(Ok(Incoming::Message(reply))) => reply,
+        Some(Ok(Incoming::TooLarge(length))) => bail!("HOST_REPLY_TOO_LARGE: a {length}-byte reply"),
+        Some(Err(error)) => return Err(error.into()),
+        None => bail!("HOST_DAEMON_LOST: the daemon closed before answering"),
+    };
     let reply: serde_json::Value = serde_json::from_slice(&reply)?;
     if let Some(error) = reply.get("error") {
         bail!("{}: {}", error["code"].as_str().unwrap_or("HOST_ERROR"), error["message"].as_str().unwrap_or_default());

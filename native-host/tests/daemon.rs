@@ -76,25 +76,10 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     assert_eq!(code, 0);
     let channel = channel["channel_id"].as_str().unwrap().to_string();
 
-    let port = free_port();
-    let mut daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_laika-host"))
-            .args(["daemon", "--port", &port.to_string()])
-            .env("LAIKA_DATA_DIR", &data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (daemon, port) = Daemon::start(&data);
     let url = format!("ws://127.0.0.1:{port}/ws");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
         let mut alice_ws = login(&url, alice["token"].as_str().unwrap()).await;
         let mut bot_ws = login(&url, bot["token"].as_str().unwrap()).await;
         let send =
@@ -114,10 +99,7 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     assert_eq!(code, 2);
     assert!(stderr.contains("DAEMON_PORT_BUSY"), "{stderr}");
 
-    let killed = Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap();
-    assert!(killed.success());
-    let status = daemon.0.wait().unwrap();
-    assert!(status.success(), "the daemon did not stop cleanly: {status:?}");
+    daemon.stop();
     // The hub's store survives the daemon.
     assert!(data.join("lark.sqlite3").is_file());
 }
@@ -293,27 +275,10 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     let (code, alice, _) = host(&data, &["lark", "member", "add", "alice"]);
     assert_eq!(code, 0);
     let token = alice["token"].as_str().unwrap().to_string();
-    let port = free_port();
-    let mut daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_laika-host"))
-            .args(["daemon", "--port", &port.to_string()])
-            .env("LAIKA_DATA_DIR", &data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (daemon, port) = Daemon::start(&data);
     let url = format!("ws://127.0.0.1:{port}/ws");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let mut ws = runtime.block_on(async {
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        login(&url, &token).await
-    });
+    let mut ws = runtime.block_on(async { login(&url, &token).await });
     // The browser reaches the same daemon through its proxy.
     let mut browser = Browser::start(&data, &["native"]);
     let info = browser.call("host.info", json!({}));
@@ -404,8 +369,7 @@ fn laika_posts_to_the_bus_and_any_client_answers_its_approvals() {
     assert!(answer.contains("shellfish"), "{answer}");
 
     let _ = browser.close();
-    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
-    assert!(daemon.0.wait().unwrap().success());
+    daemon.stop();
 }
 
 /// The published LAVS Python client (PyPI `lavs-sdk`) against the daemon: the manifest, calls,
@@ -463,18 +427,8 @@ fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_por
     assert_eq!(code, 2);
     assert!(stderr.contains("LAVS_INVALID_MANIFEST") && stderr.contains("/endpoints/0/method"), "{stderr}");
 
-    let port = free_port();
-    let mut daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_laika-host"))
-            .args(["daemon", "--port", &port.to_string()])
-            .env("LAIKA_DATA_DIR", &data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let (daemon, port) = Daemon::start(&data);
     let base = format!("http://127.0.0.1:{port}");
-    wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
     // Added while the daemon runs: served at its first call.
     let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
         .args(["lavs", "add"])
@@ -539,25 +493,14 @@ fn lavs_services_are_installed_on_the_command_line_and_served_on_the_daemons_por
     let (code, _, stderr) = host(&data, &["lavs", "remove", "todo-manager"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("LAVS_NO_SERVICE"), "{stderr}");
-    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
-    assert!(daemon.0.wait().unwrap().success());
+    daemon.stop();
 }
 
 #[test]
 fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
     let data = fresh_dir("laika-service");
     std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
-    let port = free_port();
-    let mut daemon = Daemon(
-        Command::new(env!("CARGO_BIN_EXE_laika-host"))
-            .args(["daemon", "--port", &port.to_string()])
-            .env("LAIKA_DATA_DIR", &data)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let (daemon, port) = Daemon::start(&data);
     let mut browser = Browser::start(&data, &["native"]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut ws = runtime
@@ -666,8 +609,7 @@ fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
         .unwrap();
     assert!(!out.status.success(), "a folder took the name laika");
     let _ = browser.close();
-    assert!(Command::new("kill").args(["-TERM", &daemon.0.id().to_string()]).status().unwrap().success());
-    assert!(daemon.0.wait().unwrap().success());
+    daemon.stop();
 }
 
 type Ws2 = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -675,6 +617,30 @@ type Ws2 = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<
 /// A daemon a test started by hand: killed if the test ends early, so it never outlives it (nor
 /// holds the test runner's output open).
 struct Daemon(std::process::Child);
+
+impl Daemon {
+    /// `laika-host daemon` on a free port of its own for `data`, once it listens.
+    fn start(data: &Path) -> (Daemon, u16) {
+        let port = free_port();
+        let daemon = Daemon(
+            Command::new(env!("CARGO_BIN_EXE_laika-host"))
+                .args(["daemon", "--port", &port.to_string()])
+                .env("LAIKA_DATA_DIR", data)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        wait_until("the daemon listens", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        (daemon, port)
+    }
+
+    /// SIGTERM; the daemon must stop cleanly.
+    fn stop(mut self) {
+        assert!(Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status().unwrap().success());
+        assert!(self.0.wait().unwrap().success(), "the daemon did not stop cleanly");
+    }
+}
 
 impl Drop for Daemon {
     fn drop(&mut self) {

@@ -403,13 +403,17 @@ struct SecondBrowser {
     proxies_rss_mb: Option<f64>,
 }
 
-fn proc_rss_mb(pid: u32) -> Option<f64> {
+/// A `/proc/PID/status` field in kB (`VmRSS`, `VmHWM`).
+fn status_kb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|r| r.split_whitespace().next()?.parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+}
+
+fn proc_rss_mb(pid: u32) -> Option<f64> {
+    status_kb(pid, "VmRSS").map(|kb| kb / 1024.0)
 }
 
 /// A native-messaging session with `laika-host native`.
@@ -467,15 +471,11 @@ impl Session {
     }
 
     fn status_kb(&self, field: &str) -> Option<f64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.worker_pid)).ok()?;
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        status_kb(self.worker_pid, field)
     }
 
     fn rss_mb(&self) -> Option<f64> {
-        self.status_kb("VmRSS").map(|kb| kb / 1024.0)
+        proc_rss_mb(self.worker_pid)
     }
 
     fn close(mut self) -> Result<()> {
