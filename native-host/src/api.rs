@@ -122,7 +122,7 @@ pub fn spawn_summary(
     {
         let mut jobs = host.jobs.lock().unwrap_or_else(|e| e.into_inner());
         // Finished jobs are kept a while for late polls, not for the life of the host.
-        jobs.retain(|_, j| !(j.snapshot().done && j.started.elapsed() > JOB_RETENTION));
+        jobs.retain(|_, j| !(j.is_done() && j.started.elapsed() > JOB_RETENTION));
         jobs.insert(job.id.clone(), job.clone());
     }
     host.remember_page(&turn.conversation_id, observation.clone());

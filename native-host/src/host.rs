@@ -321,7 +321,7 @@ impl Host {
 
     /// Summaries still running.
     pub fn running_jobs(&self) -> usize {
-        self.jobs.lock().unwrap_or_else(|e| e.into_inner()).values().filter(|j| !j.snapshot().done).count()
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner()).values().filter(|j| !j.is_done()).count()
     }
 
     /// Cancels every running summary (the daemon is stopping).

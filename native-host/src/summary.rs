@@ -122,6 +122,11 @@ impl SummaryJob {
         })
     }
 
+    /// Whether the job has finished, without copying its text (the daemon asks every second).
+    pub fn is_done(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).done
+    }
+
     pub fn snapshot(&self) -> JobState {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
