@@ -134,7 +134,7 @@ mod tests {
         let ctx = PolicyContext {
             page_url: Some("https://app.example/settings"),
             observation: Some(&observation),
-            grants: &[],
+            ..PolicyContext::default()
         };
         let click = call("browser.click", json!({ "handleId": "laika-1" }));
         let decision = decide(&click, &ctx);
@@ -152,7 +152,7 @@ mod tests {
         let ctx = PolicyContext {
             page_url: Some("https://app.example/settings"),
             observation: Some(&observation),
-            grants: &[],
+            ..PolicyContext::default()
         };
         let click = call("browser.click", json!({ "handleId": "laika-2" }));
         let card = ApprovalCard::for_decision(&click, &decide(&click, &ctx), Some(&observation)).unwrap();

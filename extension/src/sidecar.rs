@@ -897,6 +897,10 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
     let outcome = if name == "browser.observe_dom" {
         let args = call["arguments"].clone();
         tab_op(run.tab_id, "observe", json!({ "args": args })).await.map(|c| json!({ "chars": c["total_chars"] }))
+    } else if laika_shared::tools::spec(&name).is_some_and(|s| s.executor == laika_shared::tools::Executor::Host) {
+        // Host-run tools (a local service's endpoint): the host runs the call it gated, by id,
+        // and checks the approval itself; no arguments go back from here.
+        host("tool.run", json!({ "call_id": call["id"] })).await
     } else {
         tab_op(run.tab_id, "run", json!({ "name": name, "arguments": call["arguments"], "origin": run.origin })).await
     };

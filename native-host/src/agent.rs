@@ -18,6 +18,7 @@ use crate::debuglog::DebugLog;
 use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling};
 use crate::ground;
 use crate::history::{ApprovalRecord, History};
+use crate::host_tools::{self, Integration};
 use crate::prompt::{self, SUMMARY_DOC_ID, TABS_DOC_ID, TurnRef};
 use crate::summary::check_pair;
 use laika_shared::Violation;
@@ -73,6 +74,8 @@ pub struct AgentDeps {
     pub history: Option<Arc<History>>,
     pub debug: Arc<DebugLog>,
     pub sampling: Sampling,
+    /// The local services' endpoints `integration.invoke` may name ([`crate::host_tools`]).
+    pub integrations: Vec<Integration>,
 }
 
 /// What one planning step produced, before it is reported.
@@ -153,13 +156,20 @@ fn plan_ask(
     ranked: &[RankedElement],
     candidates: &[Value],
     small: bool,
+    integrations: &[Integration],
 ) -> PlanAsk {
     if !small {
         let handles: Vec<String> = ranked.iter().take(PLAN_SCHEMA_HANDLES).map(|r| r.handle_id.clone()).collect();
+        // The installed services' endpoints are offered as calls of their own; a small model
+        // chooses among the page's ranked actions only (it cannot write a service's payload).
+        let mut schema = prompt::planner_schema_ranked(&handles, candidates);
+        if let Some(any_of) = schema.pointer_mut("/properties/tool_calls/items/anyOf").and_then(Value::as_array_mut) {
+            any_of.extend(host_tools::planner_schemas(integrations));
+        }
         return PlanAsk {
-            system: prompt::planner_system(),
+            system: prompt::planner_system(&host_tools::planner_lines(integrations)),
             user: prompt::user_content(request),
-            schema: prompt::planner_schema_ranked(&handles, candidates),
+            schema,
             small,
         };
     }
@@ -287,6 +297,7 @@ pub async fn plan(
     let ranked = goal::rank_elements(&input.goal, &input.observation);
     let request = plan_request_ranked(input, &ranked);
     let small = deps.engine.small();
+    let endpoints = host_tools::endpoints(&deps.integrations);
     // A goal that only reads the page proposes no page action, whatever the engine.
     let read_only = goal::is_read_only(&input.goal);
     let candidates: Vec<Value> = if read_only {
@@ -322,7 +333,7 @@ pub async fn plan(
         };
         last = Some((String::new(), Ok(reply)));
     } else {
-        let ask = plan_ask(input, &request, &ranked, &candidates, small);
+        let ask = plan_ask(input, &request, &ranked, &candidates, small, &deps.integrations);
         let mut user = ask.user.clone();
         for attempt in 0..=MAX_REPAIRS {
             let sampling = if attempt > 0 {
@@ -396,6 +407,7 @@ pub async fn plan(
         page_url: Some(&input.observation.url),
         observation: Some(&input.observation),
         grants: &grants,
+        integrations: &endpoints,
     };
     let render: Doc = match reply.summary_format {
         SummaryFormat::Markdown => markdown_to_doc(&reply.summary),
@@ -533,7 +545,13 @@ mod tests {
     }
 
     fn deps(engine: Arc<Scripted>) -> AgentDeps {
-        AgentDeps { engine, history: None, debug: Arc::new(DebugLog::off()), sampling: Sampling::default() }
+        AgentDeps {
+            engine,
+            history: None,
+            debug: Arc::new(DebugLog::off()),
+            sampling: Sampling::default(),
+            integrations: vec![],
+        }
     }
 
     async fn run(engine: &Arc<Scripted>, goal: &str, step: u32) -> Value {

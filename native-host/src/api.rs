@@ -11,6 +11,7 @@
 //! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], repairs}` |
 //! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
+//! | `tool.run` | `{call_id}` | a host-run call (`integration.invoke`) of a planning step, once the gate allows it or its card was approved: the call's result (`{integration, operation, result, replayed}`); `TOOL_CALL_UNKNOWN`, `TOOL_NOT_APPROVED`, a `POLICY_*` deny code, `TOOL_IDEMPOTENCY_CONFLICT`, `LAVS_ERROR` |
 //! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}`; `HISTORY_ALREADY_DECIDED` when another client answered first |
 //! | `approval.get` | `{approval_id}` | `{approval}`: `decision` is null while nobody has answered (a card polls this to see an answer given elsewhere) |
 //! | `approval.list` | `{limit?}` | `{approvals}`: those waiting for an answer, oldest first |
@@ -46,6 +47,7 @@ pub const METHODS: &[&str] = &[
     "render.sanitize",
     "plan",
     "tool.result",
+    "tool.run",
     "approval.decide",
     "approval.get",
     "approval.list",
@@ -211,6 +213,7 @@ impl HostApi {
             history: Some(host.history.clone()),
             debug: host.debug.clone(),
             sampling: host.config().sampling(),
+            integrations: crate::host_tools::integrations(host),
         }
     }
 
@@ -224,6 +227,7 @@ impl HostApi {
                 .map(|outcome| outcome.reply)
                 .map_err(|(code, message)| HostError::new(code, message))?;
             host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
+            crate::host_tools::remember_reply(&host, &reply);
             // Every call the gate asked about, for whoever else may answer it (the Lark bus).
             let asked = reply["tool_calls"].as_array().into_iter().flatten().filter_map(|c| c["approval_id"].as_str());
             for id in asked {
@@ -291,6 +295,13 @@ impl HostApi {
             Some(_) => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": true, "reason": "AGENT_STEP_LIMIT" })))),
             None => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": false })))),
         }
+    }
+
+    /// `tool.run {call_id}`: a host-run call of a planning step, once allowed or approved.
+    fn tool_run(&self, request: &Request) -> Result<Answer, HostError> {
+        let call_id = str_param(request, "call_id")?.to_string();
+        let host = self.host.clone();
+        Ok(Answer::Later(Box::pin(async move { crate::host_tools::run(&host, &call_id).await })))
     }
 
     fn approval_decide(&self, request: &Request) -> Result<Value, HostError> {
@@ -493,6 +504,7 @@ impl Handler for HostApi {
             })),
             "plan" => self.plan(request).unwrap_or_else(|e| now(Err(e))),
             "tool.result" => self.tool_result(request).unwrap_or_else(|e| now(Err(e))),
+            "tool.run" => self.tool_run(request).unwrap_or_else(|e| now(Err(e))),
             "approval.decide" => now(self.approval_decide(request)),
             "approval.get" => now(self.approval_get(request)),
             "lavs.list" => now(self.lavs().map(|runtime| json!({ "services": runtime.list() }))),

@@ -306,6 +306,7 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
             history: Some(host.history.clone()),
             debug: host.debug.clone(),
             sampling: host.config().sampling(),
+            integrations: crate::host_tools::integrations(&host),
         };
         let input = crate::agent::PlanInput {
             goal: args.goal.clone(),

@@ -101,6 +101,18 @@ const MIGRATIONS: &[&str] = &[
         created_at TEXT NOT NULL,
         PRIMARY KEY (origin, capability)
     ) WITHOUT ROWID;",
+    // 3: the results of `integration.invoke` mutations that carried an idempotency key, so a
+    // repeated call answers with the first result instead of changing the service's data again.
+    // The payload's digest tells a retry from a different call reusing the key.
+    "CREATE TABLE integration_results (
+        service TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        payload_sha256 TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (service, endpoint, idempotency_key)
+    ) WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes: the number of migrations.
@@ -548,6 +560,49 @@ impl History {
         Ok(grants)
     }
 
+    /// The stored result of a keyed `integration.invoke` mutation: `(payload digest, result)`.
+    pub fn integration_result(
+        &self,
+        service: &str,
+        endpoint: &str,
+        key: &str,
+    ) -> Result<Option<(String, Value)>, HistoryError> {
+        let conn = self.lock();
+        let row: Option<(String, String)> = conn
+            .query_row(
+                "SELECT payload_sha256, result_json FROM integration_results
+                 WHERE service = ?1 AND endpoint = ?2 AND idempotency_key = ?3",
+                params![service, endpoint, key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        row.map(|(digest, json)| {
+            serde_json::from_str(&json)
+                .map(|result| (digest, result))
+                .map_err(|e| HistoryError::new(HistoryError::CORRUPT, format!("stored integration result: {e}")))
+        })
+        .transpose()
+    }
+
+    /// Keeps the result of a keyed mutation; a key already stored keeps its first result.
+    pub fn record_integration_result(
+        &self,
+        service: &str,
+        endpoint: &str,
+        key: &str,
+        payload_sha256: &str,
+        result: &Value,
+    ) -> Result<(), HistoryError> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO integration_results (service, endpoint, idempotency_key, payload_sha256, result_json, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT DO NOTHING",
+            params![service, endpoint, key, payload_sha256, result.to_string(), now_rfc3339()],
+        )?;
+        Ok(())
+    }
+
     /// Removes a grant. False if it was not stored.
     pub fn remove_grant(&self, grant: &SiteGrant) -> Result<bool, HistoryError> {
         let conn = self.lock();
@@ -911,6 +966,13 @@ fn write_canonical_json(value: &Value, out: &mut String) {
         }
         scalar => out.push_str(&scalar.to_string()),
     }
+}
+
+/// The SHA-256 of `value`'s canonical JSON ([`write_canonical_json`]), as hex.
+pub fn canonical_sha256(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical_json(value, &mut out);
+    sha256_hex(out.as_bytes())
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

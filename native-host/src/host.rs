@@ -245,6 +245,8 @@ pub struct Host {
     pub lavs: Option<Arc<laika_lavs::Runtime>>,
     /// The latest page of each recent conversation, newest last ([`PAGES_KEPT`]).
     pages: Mutex<std::collections::VecDeque<(String, Arc<Observation>)>>,
+    /// Host-run calls the gate decided on, waiting for `tool.run`.
+    pub host_calls: crate::host_tools::HostCalls,
 }
 
 impl Host {
@@ -281,6 +283,7 @@ impl Host {
                 }
             },
             pages: Mutex::new(std::collections::VecDeque::new()),
+            host_calls: Default::default(),
         });
         crate::laika_service::register(&host);
         Ok(host)

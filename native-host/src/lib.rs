@@ -51,6 +51,7 @@ pub mod engine;
 pub mod ground;
 pub mod history;
 pub mod host;
+pub mod host_tools;
 pub mod hub_bench;
 pub mod install;
 pub mod laika_service;

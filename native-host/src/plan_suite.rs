@@ -146,6 +146,8 @@ pub async fn run_suite(engine: Arc<dyn Engine>, cases_dir: &Path, limit: Option<
         debug: Arc::new(DebugLog::from_env(&crate::host::data_dir())),
         // Greedy, so that runs compare.
         sampling: Sampling::greedy(),
+        // The suite's cases are pages, not local services.
+        integrations: vec![],
     };
     let cases: Vec<Case> = suite.cases.into_iter().take(limit.unwrap_or(usize::MAX)).collect();
     let mut records = Vec::new();

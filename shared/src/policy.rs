@@ -94,6 +94,32 @@ pub struct PolicyContext<'a> {
     /// The latest observation of that tab.
     pub observation: Option<&'a Observation>,
     pub grants: &'a [SiteGrant],
+    /// The endpoints of the installed local services `integration.invoke` may name.
+    pub integrations: &'a [IntegrationEndpoint],
+}
+
+/// What an endpoint of a local (LAVS) service does, as its manifest declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndpointKind {
+    /// Reads; changes nothing.
+    Query,
+    /// Changes the service's data.
+    Mutation,
+    /// A stream of pushes, for views; not something a call can run.
+    Subscription,
+}
+
+/// One endpoint `integration.invoke` may call: `integration` names the service, `operation` the
+/// endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntegrationEndpoint {
+    pub service: String,
+    pub endpoint: String,
+    pub kind: EndpointKind,
+    /// Whether its handler may reach the network (an http handler, or `networkAccess` other
+    /// than `false`): the card then warns that data leaves the machine.
+    pub network: bool,
 }
 
 /// Stable reason codes, for logs, tests and the approval card.
@@ -107,6 +133,8 @@ pub enum ReasonCode {
     PolicyBadScheme,
     PolicyUnknownHandle,
     PolicyDisabledElement,
+    PolicyUnknownIntegration,
+    PolicyNotInvocable,
 }
 
 impl ReasonCode {
@@ -119,6 +147,8 @@ impl ReasonCode {
             ReasonCode::PolicyBadScheme => "POLICY_BAD_SCHEME",
             ReasonCode::PolicyUnknownHandle => "POLICY_UNKNOWN_HANDLE",
             ReasonCode::PolicyDisabledElement => "POLICY_DISABLED_ELEMENT",
+            ReasonCode::PolicyUnknownIntegration => "POLICY_UNKNOWN_INTEGRATION",
+            ReasonCode::PolicyNotInvocable => "POLICY_NOT_INVOCABLE",
         }
     }
 }
@@ -235,9 +265,31 @@ pub fn decide(call: &ToolCall, ctx: &PolicyContext<'_>) -> Decision {
             Decision::ask("export an artifact", warnings)
         }
         ToolCall::ArtifactOpen(_) => Decision::ask("open an artifact", vec![]),
-        ToolCall::IntegrationInvoke(args) => Decision::ask(
-            format!("call {} {}", clip(&args.integration), clip(&args.operation)),
-            vec![Warning::External],
+        ToolCall::IntegrationInvoke(args) => integration(ctx, &args.integration, &args.operation),
+    }
+}
+
+/// `integration.invoke` on a local service's endpoint: a query reads and runs; a mutation asks,
+/// naming the service and the endpoint; a subscription is not a call; anything not installed is
+/// denied, since nobody can say what it would do.
+fn integration(ctx: &PolicyContext<'_>, service: &str, operation: &str) -> Decision {
+    let Some(found) = ctx.integrations.iter().find(|e| e.service == service && e.endpoint == operation) else {
+        return Decision::deny(
+            ReasonCode::PolicyUnknownIntegration,
+            format!("no installed local service {:?} has an endpoint {:?}", clip(service), clip(operation)),
+        );
+    };
+    match found.kind {
+        EndpointKind::Query => {
+            Decision::allow(format!("reads {:?} of the local service {:?}", clip(operation), clip(service)))
+        }
+        EndpointKind::Mutation => Decision::ask(
+            format!("run {:?} of the local service {:?}", clip(operation), clip(service)),
+            if found.network { vec![Warning::External] } else { vec![] },
+        ),
+        EndpointKind::Subscription => Decision::deny(
+            ReasonCode::PolicyNotInvocable,
+            format!("{:?} of {:?} is a subscription, for views, not a call", clip(operation), clip(service)),
         ),
     }
 }
@@ -517,7 +569,12 @@ mod tests {
     }
 
     fn ctx<'a>(observation: &'a Observation, grants: &'a [SiteGrant]) -> PolicyContext<'a> {
-        PolicyContext { page_url: Some("https://shop.example/checkout"), observation: Some(observation), grants }
+        PolicyContext {
+            page_url: Some("https://shop.example/checkout"),
+            observation: Some(observation),
+            grants,
+            integrations: &[],
+        }
     }
 
     #[test]
@@ -614,16 +671,56 @@ mod tests {
             warn("browser.navigate", json!({ "url": "https://u:p@x.example/" })).warnings,
             [Warning::CredentialsInUrl]
         );
-        assert_eq!(
-            warn("integration.invoke", json!({ "integration": "mail", "operation": "send", "payload": {} })).warnings,
-            [Warning::External]
-        );
         for d in [
             warn("browser.click", json!({ "handleId": "laika-5" })),
             warn("browser.navigate", json!({ "url": "https://x.example/a.zip" })),
         ] {
             assert_eq!(d.verdict, Verdict::Ask);
             assert_eq!(d.grantable, None, "warned asks offer no site grant");
+        }
+    }
+
+    #[test]
+    fn integrations_read_freely_ask_to_change_and_deny_the_unknown() {
+        let endpoint = |endpoint: &str, kind, network| IntegrationEndpoint {
+            service: "todo-manager".into(),
+            endpoint: endpoint.into(),
+            kind,
+            network,
+        };
+        let installed = [
+            endpoint("listTodos", EndpointKind::Query, false),
+            endpoint("addTodo", EndpointKind::Mutation, false),
+            endpoint("syncTodos", EndpointKind::Mutation, true),
+            endpoint("watchTodos", EndpointKind::Subscription, false),
+        ];
+        let ctx = PolicyContext { integrations: &installed, ..PolicyContext::default() };
+        let invoke = |service: &str, operation: &str| {
+            decide(
+                &call(
+                    "integration.invoke",
+                    json!({ "integration": service, "operation": operation, "payload": {}, "idempotencyKey": "k" }),
+                ),
+                &ctx,
+            )
+        };
+        let read = invoke("todo-manager", "listTodos");
+        assert_eq!((read.verdict, read.code), (Verdict::Allow, ReasonCode::PolicyReadOnly));
+        let add = invoke("todo-manager", "addTodo");
+        assert_eq!((add.verdict, add.code), (Verdict::Ask, ReasonCode::PolicyNeedsApproval));
+        assert!(add.reason.contains("\"addTodo\"") && add.reason.contains("\"todo-manager\""), "{}", add.reason);
+        assert_eq!((add.warnings.as_slice(), add.grantable), (&[][..], None), "no site grant covers a service");
+        assert_eq!(invoke("todo-manager", "syncTodos").warnings, [Warning::External]);
+        let watch = invoke("todo-manager", "watchTodos");
+        assert_eq!((watch.verdict, watch.code), (Verdict::Deny, ReasonCode::PolicyNotInvocable));
+        for (service, operation) in [("todo-manager", "dropAll"), ("mail", "listTodos"), ("Todo-Manager", "listTodos")]
+        {
+            let d = invoke(service, operation);
+            assert_eq!(
+                (d.verdict, d.code),
+                (Verdict::Deny, ReasonCode::PolicyUnknownIntegration),
+                "{service}.{operation}"
+            );
         }
     }
 
@@ -650,8 +747,7 @@ mod tests {
         // Offered before it is given:
         assert_eq!(decide(&click, &ctx(&o, &[])).grantable, Some(Capability::Click));
         // Another site: no.
-        let elsewhere =
-            PolicyContext { page_url: Some("https://other.example/"), observation: Some(&o), grants: &grants };
+        let elsewhere = PolicyContext { page_url: Some("https://other.example/"), grants: &grants, ..ctx(&o, &[]) };
         assert_eq!(decide(&click, &elsewhere).verdict, Verdict::Ask);
         // Same site, navigation inside it: allowed; leaving it: asks.
         let inside = call("browser.navigate", json!({ "url": "https://shop.example/cart" }));

@@ -19,7 +19,10 @@
 //! `DIR/gate.json`.
 
 use laika_shared::observation::{Element, FieldKind, Item, Observation};
-use laika_shared::policy::{Capability, Decision, PolicyContext, ReasonCode, SiteGrant, Verdict, decide, origin_of};
+use laika_shared::policy::{
+    Capability, Decision, EndpointKind, IntegrationEndpoint, PolicyContext, ReasonCode, SiteGrant, Verdict, decide,
+    origin_of,
+};
 use laika_shared::tools::{CATALOGUE, FindScope, NewSource, RawToolCall, ToolCall};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -91,12 +94,28 @@ fn capability_name(capability: Capability) -> &'static str {
 }
 
 /// The deny codes the gate has, and the reason codes of everything else.
-const DENY_CODES: [ReasonCode; 4] = [
+const DENY_CODES: [ReasonCode; 6] = [
     ReasonCode::PolicySensitiveField,
     ReasonCode::PolicyBadScheme,
     ReasonCode::PolicyUnknownHandle,
     ReasonCode::PolicyDisabledElement,
+    ReasonCode::PolicyUnknownIntegration,
+    ReasonCode::PolicyNotInvocable,
 ];
+
+/// The local services installed in every context: a query, a mutation that reaches the network,
+/// and a subscription.
+fn integrations() -> Vec<IntegrationEndpoint> {
+    [("list", EndpointKind::Query), ("send", EndpointKind::Mutation), ("watch", EndpointKind::Subscription)]
+        .into_iter()
+        .map(|(endpoint, kind)| IntegrationEndpoint {
+            service: "mail".into(),
+            endpoint: endpoint.into(),
+            kind,
+            network: kind == EndpointKind::Mutation,
+        })
+        .collect()
+}
 
 /// The page: a field of every kind (enabled and disabled), buttons and links that carry each
 /// warning, a plain button, and a handle that names a list item rather than an element.
@@ -227,7 +246,11 @@ fn variants(name: &str, handles: &[String]) -> Vec<Value> {
         "artifact.open" => {
             vec![json!({ "artifactId": "a" }), json!({ "artifactId": "a", "target": "browser", "newTab": true })]
         }
-        "integration.invoke" => vec![json!({ "integration": "mail", "operation": "send", "payload": { "to": "x" } })],
+        "integration.invoke" => ["send", "list", "watch", "delete"]
+            .into_iter()
+            .map(|operation| json!({ "integration": "mail", "operation": operation, "payload": { "to": "x" } }))
+            .chain([json!({ "integration": "calendar", "operation": "list", "payload": {}, "idempotencyKey": "k" })])
+            .collect(),
         "app.calculate" => vec![json!({ "expression": "1+2", "precision": 2 })],
         "app.money_calculate" => vec![json!({ "expression": "19.99*3", "currency": "EUR", "rounding": "bankers" })],
         "commerce.estimate_tax" => {
@@ -288,14 +311,24 @@ fn expected_deny(call: &ToolCall, ctx: &PolicyContext<'_>) -> Option<ReasonCode>
             .iter()
             .any(|s| matches!(s, NewSource::Url { url, .. } if bad_url(url)))
             .then_some(ReasonCode::PolicyBadScheme),
+        ToolCall::IntegrationInvoke(a) => {
+            match ctx.integrations.iter().find(|e| e.service == a.integration && e.endpoint == a.operation) {
+                None => Some(ReasonCode::PolicyUnknownIntegration),
+                Some(e) if e.kind == EndpointKind::Subscription => Some(ReasonCode::PolicyNotInvocable),
+                Some(_) => None,
+            }
+        }
         _ => None,
     }
 }
 
-/// Read-only and pure tools: allowed whatever the context.
-fn read_only(call: &ToolCall) -> bool {
+/// Read-only and pure tools: allowed whatever the context (a local service's query reads).
+fn read_only(call: &ToolCall, integrations: &[IntegrationEndpoint]) -> bool {
     match call {
         ToolCall::Find(a) => a.scope != Some(FindScope::Web),
+        ToolCall::IntegrationInvoke(a) => integrations
+            .iter()
+            .any(|e| e.service == a.integration && e.endpoint == a.operation && e.kind == EndpointKind::Query),
         _ => matches!(
             call,
             ToolCall::ObserveDom(_)
@@ -427,12 +460,17 @@ fn no_grant_turns_a_deny_into_an_allow_for_any_tool_field_or_origin() {
     ];
     let grant_sets = grant_sets(full);
     let mut tally = Tally::default();
+    let integrations = integrations();
     let mut contexts = 0;
     for page_url in page_urls {
         for with_observation in [true, false] {
             contexts += 1;
-            let plain_ctx =
-                PolicyContext { page_url, observation: with_observation.then_some(&observation), grants: &[] };
+            let plain_ctx = PolicyContext {
+                page_url,
+                observation: with_observation.then_some(&observation),
+                integrations: &integrations,
+                ..PolicyContext::default()
+            };
             for (label, call) in &calls {
                 let plain = decide(call, &plain_ctx);
                 let here = format!("{label} on {page_url:?} (observation: {with_observation})");
@@ -445,10 +483,12 @@ fn no_grant_turns_a_deny_into_an_allow_for_any_tool_field_or_origin() {
                 if got != expected {
                     tally.fail(format!("{here}: deny code {got:?}, the rules say {expected:?}: {plain:?}"));
                 }
-                if read_only(call) && (plain.verdict, plain.code) != (Verdict::Allow, ReasonCode::PolicyReadOnly) {
+                if read_only(call, plain_ctx.integrations)
+                    && (plain.verdict, plain.code) != (Verdict::Allow, ReasonCode::PolicyReadOnly)
+                {
                     tally.fail(format!("{here}: a read-only tool got {plain:?}"));
                 }
-                if plain.verdict == Verdict::Allow && !read_only(call) {
+                if plain.verdict == Verdict::Allow && !read_only(call, plain_ctx.integrations) {
                     tally.fail(format!("{here}: an action allowed without a grant: {plain:?}"));
                 }
                 let serialised = serde_json::to_value(plain.code).unwrap();

@@ -1,0 +1,464 @@
+//! The tools that run in the host (the catalogue's [`Executor::Host`]), after the Policy Gate.
+//!
+//! How a call flows:
+//! 1. a planning step gates every proposed call ([`crate::agent::plan`]) and the host-run ones are
+//!    kept here by call id, exactly as the gate saw them ([`HostCalls::remember`]);
+//! 2. once the call is allowed, or its card approved (in the sidecar, by `laika-host approvals`
+//!    or from the Lark bus), the sidecar asks `tool.run {call_id}`;
+//! 3. [`run`] decides again with what is installed now (a service removed since is denied), checks
+//!    that an `ask` was approved, and runs the call once.
+//!
+//! The browser never sends the arguments back: what runs is what the user saw on the card.
+//!
+//! `integration.invoke` calls an endpoint of a local LAVS service: `integration` names the
+//! service, `operation` the endpoint, `payload` is its input. Queries allow, mutations ask
+//! (naming the service and the endpoint), and a mutation with an `idempotencyKey` runs once per
+//! key: a repeat answers with the stored result ([`crate::history::History::integration_result`]).
+//! Laika's own service (`laika`: approvals, grants, history) is not offered to the model: an
+//! approval must come from a person, never from a call the model proposed.
+
+use crate::history::History;
+use crate::host::Host;
+use crate::transport::HostError;
+use laika_lavs::manifest::{Handler, Method, NetworkAccess};
+use laika_shared::policy::{self, EndpointKind, IntegrationEndpoint, PolicyContext, Verdict};
+use laika_shared::tools::{Executor, IntegrationInvokeArgs, RawToolCall, ToolCall};
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// Host-run calls kept for `tool.run`; the oldest are forgotten past this (a call proposed that
+/// long ago is proposed again rather than run from a stale card).
+const CALLS_KEPT: usize = 256;
+
+/// The `$ref` depth inlined into a schema offered to the planner; deeper references are left as
+/// plain objects (the runtime validates the input whole anyway).
+const REF_DEPTH: usize = 4;
+
+/// A host-run call as the gate decided it, waiting for `tool.run`.
+#[derive(Clone, Debug)]
+struct Pending {
+    call: ToolCall,
+    approval_id: Option<String>,
+}
+
+/// The host-run calls of recent planning steps, by call id.
+#[derive(Default)]
+pub struct HostCalls {
+    calls: Mutex<VecDeque<(String, Pending)>>,
+}
+
+impl HostCalls {
+    /// Keeps a gated call for `tool.run`. Calls other tools run elsewhere are not kept.
+    pub fn remember(&self, call_id: &str, call: ToolCall, approval_id: Option<String>) {
+        if call.spec().executor != Executor::Host {
+            return;
+        }
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls.push_back((call_id.to_string(), Pending { call, approval_id }));
+        while calls.len() > CALLS_KEPT {
+            calls.pop_front();
+        }
+    }
+
+    fn get(&self, call_id: &str) -> Option<Pending> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls.iter().find(|(id, _)| id == call_id).map(|(_, p)| p.clone())
+    }
+
+    /// Forgets a call; false when it was not kept (another `tool.run` took it first).
+    fn take(&self, call_id: &str) -> bool {
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        let before = calls.len();
+        calls.retain(|(id, _)| id != call_id);
+        calls.len() < before
+    }
+}
+
+/// Keeps a planning reply's host-run calls (`tool_calls[]` with their ids) for `tool.run`.
+pub fn remember_reply(host: &Host, reply: &Value) {
+    for call in reply["tool_calls"].as_array().into_iter().flatten() {
+        let raw = RawToolCall {
+            name: call["name"].as_str().unwrap_or_default().to_string(),
+            arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
+        };
+        if let (Ok(typed), Some(id)) = (raw.to_typed(), call["id"].as_str()) {
+            host.host_calls.remember(id, typed, call["approval_id"].as_str().map(str::to_string));
+        }
+    }
+}
+
+/// An endpoint the model may call, with what the planner is told about it.
+#[derive(Clone, Debug)]
+pub struct Integration {
+    pub endpoint: IntegrationEndpoint,
+    pub description: Option<String>,
+    /// The endpoint's input schema with its `$ref`s into the manifest's `types` inlined.
+    pub input: Option<Value>,
+}
+
+/// The endpoints of the installed services (queries and mutations; not Laika's own service).
+pub fn integrations(host: &Host) -> Vec<Integration> {
+    let Some(runtime) = &host.lavs else { return vec![] };
+    let mut out = Vec::new();
+    for listed in runtime.list() {
+        if listed.name == crate::laika_service::NAME {
+            continue;
+        }
+        let Some(service) = runtime.service(&listed.name) else { continue };
+        for compiled in &service.endpoints {
+            let endpoint = &compiled.endpoint;
+            let permissions = service.manifest.permissions.merged(endpoint.permissions.as_ref());
+            let network = matches!(endpoint.handler, Handler::Http { .. })
+                || matches!(permissions.network_access, Some(NetworkAccess::All(true) | NetworkAccess::Hosts(_)));
+            let kind = match endpoint.method {
+                Method::Query => EndpointKind::Query,
+                Method::Mutation => EndpointKind::Mutation,
+                Method::Subscription => EndpointKind::Subscription,
+            };
+            out.push(Integration {
+                endpoint: IntegrationEndpoint {
+                    service: listed.name.clone(),
+                    endpoint: endpoint.id.clone(),
+                    kind,
+                    network,
+                },
+                description: endpoint.description.clone(),
+                input: endpoint
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.input.clone())
+                    .map(|schema| inline_refs(&schema, &service.manifest.types, REF_DEPTH)),
+            });
+        }
+    }
+    out
+}
+
+pub fn endpoints(integrations: &[Integration]) -> Vec<IntegrationEndpoint> {
+    integrations.iter().map(|i| i.endpoint.clone()).collect()
+}
+
+/// Replaces `{"$ref": "#/types/X"}` by the type itself, `depth` levels deep.
+fn inline_refs(schema: &Value, types: &Map<String, Value>, depth: usize) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/types/")) {
+                return match types.get(name) {
+                    Some(found) if depth > 0 => inline_refs(found, types, depth - 1),
+                    _ => json!({ "type": "object" }),
+                };
+            }
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), inline_refs(v, types, depth))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| inline_refs(v, types, depth)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The planner's lines about the endpoints it may call (system prompt), one per endpoint.
+pub fn planner_lines(integrations: &[Integration]) -> Vec<String> {
+    integrations
+        .iter()
+        .filter(|i| i.endpoint.kind != EndpointKind::Subscription)
+        .map(|i| {
+            let kind = if i.endpoint.kind == EndpointKind::Query { "reads" } else { "changes data, asks the user" };
+            let description = i.description.as_deref().map(|d| format!(": {}", d.trim())).unwrap_or_default();
+            format!("{} {} ({kind}){description}", i.endpoint.service, i.endpoint.endpoint)
+        })
+        .collect()
+}
+
+/// One schema alternative per callable endpoint: `integration.invoke` with that service and
+/// endpoint fixed and the payload under the endpoint's input schema.
+pub fn planner_schemas(integrations: &[Integration]) -> Vec<Value> {
+    integrations
+        .iter()
+        .filter(|i| i.endpoint.kind != EndpointKind::Subscription)
+        .map(|i| {
+            let payload = i.input.clone().unwrap_or_else(|| json!({ "type": "object" }));
+            let mut properties = json!({
+                "integration": { "const": i.endpoint.service },
+                "operation": { "const": i.endpoint.endpoint },
+                "payload": payload,
+            });
+            let mut required = vec!["integration", "operation", "payload"];
+            if i.endpoint.kind == EndpointKind::Mutation {
+                properties["idempotencyKey"] = json!({ "type": "string", "minLength": 8, "maxLength": 64 });
+                required.push("idempotencyKey");
+            }
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": { "const": "integration.invoke" },
+                    "arguments": { "type": "object", "properties": properties, "required": required, "additionalProperties": false },
+                },
+                "required": ["name", "arguments"],
+                "additionalProperties": false,
+            })
+        })
+        .collect()
+}
+
+/// `tool.run`: runs the kept call `call_id` if the gate allows it now, or its card was approved.
+pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
+    let pending = host.host_calls.get(call_id).ok_or_else(|| {
+        HostError::new(
+            "TOOL_CALL_UNKNOWN",
+            format!("no host-run call {call_id:?} is waiting: it already ran, was never proposed here, or the host restarted since; ask again"),
+        )
+    })?;
+    let installed = integrations(host);
+    let endpoints = endpoints(&installed);
+    let grants = host.history.grants().map_err(|e| HostError::new(e.code, e.message))?;
+    let context = PolicyContext { grants: &grants, integrations: &endpoints, ..PolicyContext::default() };
+    let decision = policy::decide(&pending.call, &context);
+    match decision.verdict {
+        Verdict::Deny => return Err(HostError::new(decision.code.as_str(), decision.reason)),
+        Verdict::Ask => {
+            let approval = pending
+                .approval_id
+                .as_deref()
+                .map(|id| host.history.approval(id))
+                .transpose()
+                .map_err(|e| HostError::new(e.code, e.message))?
+                .flatten();
+            let answer = approval.as_ref().and_then(|a| a.decision.as_deref());
+            if !matches!(answer, Some("approve" | "always_on_site")) {
+                let said = answer.map(|a| format!("was answered {a:?}")).unwrap_or_else(|| "has no answer yet".into());
+                return Err(HostError::new(
+                    "TOOL_NOT_APPROVED",
+                    format!("{}: its approval {said}", pending.call.name()),
+                ));
+            }
+        }
+        Verdict::Allow => {}
+    }
+    if !host.host_calls.take(call_id) {
+        return Err(HostError::new("TOOL_CALL_UNKNOWN", format!("call {call_id:?} already ran")));
+    }
+    match &pending.call {
+        ToolCall::IntegrationInvoke(args) => {
+            let mutation = endpoints.iter().any(|e| {
+                e.service == args.integration && e.endpoint == args.operation && e.kind == EndpointKind::Mutation
+            });
+            invoke(host, args, mutation).await
+        }
+        other => Err(HostError::new(
+            "TOOL_NO_EXECUTOR",
+            format!("{} has no executor in this version of Laika; nothing was run", other.name()),
+        )),
+    }
+}
+
+/// Guards keyed mutations: two calls with one key never both reach the service.
+static KEYED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// `integration.invoke`, gated already: calls the endpoint as the caller `laika-agent` (audited).
+/// A mutation's `idempotencyKey` is honoured; a query's is ignored (a query changes nothing).
+async fn invoke(host: &Host, args: &IntegrationInvokeArgs, mutation: bool) -> Result<Value, HostError> {
+    let runtime = host.lavs.clone().ok_or_else(|| {
+        HostError::new("TOOL_INTEGRATION_UNAVAILABLE", "local services are off on this machine (see the host's log)")
+    })?;
+    let payload = Value::Object(args.payload.clone());
+    let reply = |result: Value, replayed: bool| json!({ "integration": args.integration, "operation": args.operation, "result": result, "replayed": replayed });
+    let call = || async {
+        runtime
+            .call(&args.integration, &args.operation, Some(payload.clone()), "laika-agent")
+            .await
+            .map_err(|e| HostError::new("LAVS_ERROR", serde_json::to_string(&e).unwrap_or_default()))
+    };
+    let Some(key) = args.idempotency_key.as_ref().filter(|_| mutation) else { return Ok(reply(call().await?, false)) };
+    let digest = crate::history::canonical_sha256(&payload);
+    let _one_at_a_time = KEYED.lock().await;
+    if let Some((stored_digest, result)) = stored(&host.history, args, key)? {
+        if stored_digest != digest {
+            return Err(HostError::new(
+                "TOOL_IDEMPOTENCY_CONFLICT",
+                format!(
+                    "idempotencyKey {key:?} was used for a different payload of {} {}",
+                    args.integration, args.operation
+                ),
+            ));
+        }
+        return Ok(reply(result, true));
+    }
+    let result = call().await?;
+    host.history
+        .record_integration_result(&args.integration, &args.operation, key, &digest, &result)
+        .map_err(|e| HostError::new(e.code, e.message))?;
+    Ok(reply(result, false))
+}
+
+fn stored(history: &History, args: &IntegrationInvokeArgs, key: &str) -> Result<Option<(String, Value)>, HostError> {
+    history.integration_result(&args.integration, &args.operation, key).map_err(|e| HostError::new(e.code, e.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{self, AgentDeps, PlanInput};
+    use crate::debuglog::DebugLog;
+    use crate::engine::Sampling;
+    use crate::engine::scripted::Scripted;
+    use crate::prompt::{self, TurnRef};
+    use laika_shared::observation::Observation;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use tokio_util::sync::CancellationToken;
+
+    struct Dir(PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A host on a fresh data directory with the spec's bash notes service installed.
+    fn host_with_notes(name: &str) -> (Dir, Arc<Host>) {
+        let dir = std::env::temp_dir().join(format!("laika-host-tools-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let host = Host::open(&dir).expect("host opens");
+        let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../lavs/examples/simple-notes");
+        host.lavs.as_ref().expect("LAVS runtime").install(&examples).expect("simple-notes installs");
+        (Dir(dir), host)
+    }
+
+    fn notes(host: &Host) -> String {
+        std::fs::read_to_string(host.data_dir.join("lavs/simple-notes/notes.txt")).unwrap_or_default()
+    }
+
+    /// One planning step whose (larger) model proposes `calls`, gated as the daemon gates it.
+    async fn plan(host: &Arc<Host>, calls: Value) -> (Value, Arc<Scripted>) {
+        let reply = json!({ "summary": "On it.", "tool_calls": calls }).to_string();
+        let engine = Scripted::new(false, &[reply.as_str()]);
+        let deps = AgentDeps {
+            engine: engine.clone(),
+            history: Some(host.history.clone()),
+            debug: Arc::new(DebugLog::off()),
+            sampling: Sampling::default(),
+            integrations: integrations(host),
+        };
+        let observation = Observation {
+            url: "https://news.example/story".into(),
+            title: "A story".into(),
+            text: "A story about notes.".into(),
+            ..Default::default()
+        };
+        let input = PlanInput {
+            goal: "note that the meeting moved to Friday".into(),
+            observation,
+            tabs: vec![],
+            turn: TurnRef { conversation_id: prompt::new_id(), turn: 1 },
+            step: 1,
+            max_steps: 4,
+            run_id: prompt::new_id(),
+        };
+        let outcome = agent::plan(&input, &deps, &CancellationToken::new()).await.expect("plans");
+        remember_reply(host, &outcome.reply);
+        (outcome.reply, engine)
+    }
+
+    fn call_named<'a>(reply: &'a Value, operation: &str) -> &'a Value {
+        reply["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c.pointer("/arguments/operation").and_then(Value::as_str) == Some(operation))
+            .unwrap_or_else(|| panic!("no call of {operation} in {reply}"))
+    }
+
+    fn save(note: &str, key: &str) -> Value {
+        json!({ "name": "integration.invoke", "arguments": {
+            "integration": "simple-notes", "operation": "saveNote", "payload": { "NOTE": note }, "idempotencyKey": key } })
+    }
+
+    #[tokio::test]
+    async fn a_query_runs_a_mutation_waits_for_its_approval_and_runs_once() {
+        let (_dir, host) = host_with_notes("approve");
+        let read = json!({ "name": "integration.invoke", "arguments": {
+            "integration": "simple-notes", "operation": "getNotes", "payload": {} } });
+        let (reply, engine) = plan(&host, json!([read, save("Meeting moved to Friday", "note-0001")])).await;
+
+        // The planner was told what it may call, and could only write those calls.
+        let asked = engine.asked.lock().unwrap()[0].clone();
+        assert!(asked.system.contains("simple-notes saveNote (changes data, asks the user)"), "{}", asked.system);
+        let schema = match &asked.shape {
+            crate::engine::OutputShape::Json(schema) => schema.to_string(),
+            other => panic!("plans decode under a schema, not {other:?}"),
+        };
+        assert!(schema.contains(r#""operation":{"const":"saveNote"}"#), "{schema}");
+
+        let get = call_named(&reply, "getNotes");
+        assert_eq!(get["decision"]["verdict"], "allow");
+        let saved = call_named(&reply, "saveNote");
+        assert_eq!(saved["decision"]["verdict"], "ask");
+        let reason = saved["decision"]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("\"saveNote\"") && reason.contains("\"simple-notes\""),
+            "the card names both: {reason}"
+        );
+
+        let listed = run(&host, get["id"].as_str().unwrap()).await.expect("a query runs without asking");
+        assert_eq!(listed["operation"], "getNotes");
+
+        let save_id = saved["id"].as_str().unwrap();
+        let early = run(&host, save_id).await.expect_err("not approved yet");
+        assert_eq!(early.code, "TOOL_NOT_APPROVED");
+        assert_eq!(notes(&host), "", "nothing ran before the approval");
+
+        host.history.decide_approval(saved["approval_id"].as_str().unwrap(), "approve").expect("approved");
+        let done = run(&host, save_id).await.expect("runs once approved");
+        assert_eq!(done["replayed"], false);
+        assert_eq!(notes(&host), "Meeting moved to Friday\n");
+        assert_eq!(run(&host, save_id).await.expect_err("ran already").code, "TOOL_CALL_UNKNOWN");
+        assert_eq!(run(&host, "never-proposed").await.expect_err("unknown").code, "TOOL_CALL_UNKNOWN");
+
+        // Every call reached the audit log as the agent's.
+        let audited: i64 = rusqlite::Connection::open(host.data_dir.join("lavs/audit.sqlite3"))
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM calls WHERE caller = 'laika-agent'", [], |r| r.get(0)))
+            .expect("audit log");
+        assert_eq!(audited, 2);
+    }
+
+    #[tokio::test]
+    async fn an_idempotency_key_runs_a_mutation_once_and_refuses_another_payload() {
+        let (_dir, host) = host_with_notes("idempotent");
+        for attempt in 0..2 {
+            let (reply, _) = plan(&host, json!([save("Buy milk", "note-0002")])).await;
+            let saved = call_named(&reply, "saveNote");
+            host.history.decide_approval(saved["approval_id"].as_str().unwrap(), "approve").unwrap();
+            let done = run(&host, saved["id"].as_str().unwrap()).await.expect("runs");
+            assert_eq!(done["replayed"], attempt == 1, "attempt {attempt}");
+        }
+        assert_eq!(notes(&host), "Buy milk\n", "the repeat did not write again");
+
+        let (reply, _) = plan(&host, json!([save("Buy bread", "note-0002")])).await;
+        let saved = call_named(&reply, "saveNote");
+        host.history.decide_approval(saved["approval_id"].as_str().unwrap(), "approve").unwrap();
+        let conflict = run(&host, saved["id"].as_str().unwrap()).await.expect_err("same key, other payload");
+        assert_eq!(conflict.code, "TOOL_IDEMPOTENCY_CONFLICT");
+        assert_eq!(notes(&host), "Buy milk\n");
+    }
+
+    #[tokio::test]
+    async fn unknown_endpoints_and_services_removed_since_are_denied() {
+        let (_dir, host) = host_with_notes("denied");
+        let unknown = json!({ "name": "integration.invoke", "arguments": {
+            "integration": "simple-notes", "operation": "dropAll", "payload": {} } });
+        let own = json!({ "name": "integration.invoke", "arguments": {
+            "integration": "laika", "operation": "listGrants", "payload": {} } });
+        let (reply, _) = plan(&host, json!([unknown, own, save("Later", "note-0003")])).await;
+        for operation in ["dropAll", "listGrants"] {
+            let call = call_named(&reply, operation);
+            assert_eq!(call["decision"]["verdict"], "deny", "{operation}");
+            assert_eq!(call["decision"]["code"], "POLICY_UNKNOWN_INTEGRATION", "{operation}");
+        }
+        let saved = call_named(&reply, "saveNote");
+        host.history.decide_approval(saved["approval_id"].as_str().unwrap(), "approve").unwrap();
+        // Approved, then the service was removed: the gate decides again when it runs.
+        assert!(host.lavs.as_ref().unwrap().remove("simple-notes").unwrap());
+        let gone = run(&host, saved["id"].as_str().unwrap()).await.expect_err("removed");
+        assert_eq!(gone.code, "POLICY_UNKNOWN_INTEGRATION");
+    }
+}
