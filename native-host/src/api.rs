@@ -18,6 +18,9 @@
 //! | `lavs.list` | — | `{services}`: the installed LAVS services, their endpoints, what cannot be enforced here |
 //! | `lavs.manifest` | `{service}` | `{manifest}` |
 //! | `lavs.call` | `{service, endpoint, input?}` | `{result}`; a LAVS failure is `LAVS_ERROR` whose message is the JSON-RPC error `{code, message, data}` |
+//! | `lavs.subscribe` | `{service, endpoint, input?}` | `{subscription_id}`; the pushes wait for `lavs.poll` |
+//! | `lavs.poll` | `{subscription_id, wait_ms?}` | `{events, closed}`: the pushes since the last poll, each once and in order (waits up to `wait_ms`, at most 10 s, for the first); unpolled for 2 min, a subscription ends (`LAVS_SUBSCRIPTION_UNKNOWN`) |
+//! | `lavs.unsubscribe` | `{subscription_id}` | `{unsubscribed}` |
 //! | `summary.start` | `{observation, question?, conversation_id?}` | `{job_id, conversation}` |
 //! | `summary.poll` | `{job_id, cursor?}` | `{delta, cursor, done, cancelled, error, coverage, chunks_done, chunks_total, first_text_ms, grounding: {key_points, model_sentences_shown, model_sentences_dropped, retries}, notice, result?}` |
 //! | `summary.cancel` | `{job_id}` | `{cancelled}` |
@@ -54,6 +57,9 @@ pub const METHODS: &[&str] = &[
     "lavs.list",
     "lavs.manifest",
     "lavs.call",
+    "lavs.subscribe",
+    "lavs.poll",
+    "lavs.unsubscribe",
     "summary.start",
     "summary.poll",
     "summary.cancel",
@@ -337,6 +343,13 @@ impl HostApi {
         })))
     }
 
+    fn lavs_poll(&self, request: &Request) -> Result<Answer, HostError> {
+        let id = str_param(request, "subscription_id")?.to_string();
+        let wait = std::time::Duration::from_millis(request.params.get("wait_ms").and_then(Value::as_u64).unwrap_or(0));
+        let host = self.host.clone();
+        Ok(Answer::Later(Box::pin(async move { host.lavs_subscriptions.poll(&id, wait).await })))
+    }
+
     fn approval_list(&self, request: &Request) -> Result<Value, HostError> {
         let limit = request.params.get("limit").and_then(Value::as_u64).unwrap_or(100).min(500) as usize;
         let pending = self.host.history.pending_approvals(limit).map_err(history_error)?;
@@ -516,6 +529,19 @@ impl Handler for HostApi {
                 Ok(json!({ "manifest": service.raw }))
             })),
             "lavs.call" => self.lavs_call(request).unwrap_or_else(|e| now(Err(e))),
+            "lavs.subscribe" => now(self.lavs().and_then(|runtime| {
+                let input = request.params.get("input").cloned().filter(|v| !v.is_null());
+                self.host.lavs_subscriptions.subscribe(
+                    &runtime,
+                    str_param(request, "service")?,
+                    str_param(request, "endpoint")?,
+                    input,
+                )
+            })),
+            "lavs.poll" => self.lavs_poll(request).unwrap_or_else(|e| now(Err(e))),
+            "lavs.unsubscribe" => {
+                now(str_param(request, "subscription_id").and_then(|id| self.host.lavs_subscriptions.unsubscribe(id)))
+            }
             "approval.list" => now(self.approval_list(request)),
             "summary.start" => now(self.summary_start(request)),
             "summary.poll" => now(self.summary_poll(request)),

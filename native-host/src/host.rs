@@ -247,6 +247,8 @@ pub struct Host {
     pages: Mutex<std::collections::VecDeque<(String, Arc<Observation>)>>,
     /// Host-run calls the gate decided on, waiting for `tool.run`.
     pub host_calls: crate::host_tools::HostCalls,
+    /// LAVS subscriptions the sidecar polls over native messaging.
+    pub lavs_subscriptions: crate::lavs_subscriptions::Subscriptions,
 }
 
 impl Host {
@@ -284,6 +286,7 @@ impl Host {
             },
             pages: Mutex::new(std::collections::VecDeque::new()),
             host_calls: Default::default(),
+            lavs_subscriptions: Default::default(),
         });
         crate::laika_service::register(&host);
         Ok(host)

@@ -57,6 +57,7 @@ pub mod install;
 pub mod laika_service;
 pub mod lark;
 pub mod lavs_commands;
+pub mod lavs_subscriptions;
 pub mod models;
 pub mod plan_suite;
 pub mod prompt;

@@ -325,3 +325,50 @@ fn the_planning_suite_passes_with_the_extractive_engine() {
     let proposed: u64 = report["cases"].as_array().unwrap().iter().map(|c| c["calls"].as_u64().unwrap_or(0)).sum();
     assert_eq!(gated, proposed, "{totals}");
 }
+
+#[test]
+fn the_sidecar_subscribes_to_approvals_over_native_messaging_and_gets_each_push_once() {
+    let dir = data_dir("subscribe");
+    let mut host = Host::start(&dir);
+    let subscribed = host.ok("lavs.subscribe", json!({ "service": "laika", "endpoint": "approvalUpdates" }));
+    let id = subscribed["subscription_id"].as_str().expect("an id").to_string();
+    // Nothing yet: a poll that waits a little comes back empty.
+    let empty = host.ok("lavs.poll", json!({ "subscription_id": id, "wait_ms": 200 }));
+    assert_eq!((empty["events"].clone(), empty["closed"].clone()), (json!([]), json!(false)));
+
+    // A planned click asks: the subscription gets the question, then the answer.
+    let link = observation("article.html", "https://news.example.com/otters");
+    let target = link["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["role"] == "link" && e["text"].as_str().is_some_and(|t| t.len() > 3))
+        .unwrap()
+        .clone();
+    let plan =
+        host.ok("plan", json!({ "goal": format!("click {}", target["text"].as_str().unwrap()), "observation": link }));
+    let approval = plan["tool_calls"][0]["approval_id"].as_str().expect("the click asks").to_string();
+    host.ok("approval.decide", json!({ "approval_id": approval, "decision": "deny" }));
+
+    let mut events = Vec::new();
+    for _ in 0..20 {
+        let polled = host.ok("lavs.poll", json!({ "subscription_id": id, "wait_ms": 500 }));
+        events.extend(polled["events"].as_array().unwrap().iter().cloned());
+        if events.len() >= 2 {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap_or_default()).collect();
+    assert_eq!(kinds, ["asked", "decided"], "{events:?}");
+    assert!(events.iter().all(|e| e["approval"]["id"] == approval.as_str()), "{events:?}");
+    // Delivered once: the next poll has nothing.
+    assert_eq!(host.ok("lavs.poll", json!({ "subscription_id": id, "wait_ms": 100 }))["events"], json!([]));
+
+    assert_eq!(host.ok("lavs.unsubscribe", json!({ "subscription_id": id }))["unsubscribed"], true);
+    let gone = host.call("lavs.poll", json!({ "subscription_id": id }));
+    assert_eq!(gone["error"]["code"], "LAVS_SUBSCRIPTION_UNKNOWN", "{gone}");
+    // A query endpoint is not a stream.
+    let wrong = host.call("lavs.subscribe", json!({ "service": "laika", "endpoint": "listGrants" }));
+    assert_eq!(wrong["error"]["code"], "LAVS_ERROR", "{wrong}");
+    host.stop();
+}
