@@ -13,7 +13,8 @@
 //!    inside `fileAccess` (traversal and symlinks resolved first; -32001);
 //! 4. [`script`]: the handler runs in a clean environment under `maxExecutionTime` (-32002) and
 //!    `maxMemory`, without network when `networkAccess` is false and the OS allows it; a failure
-//!    is -32003 with its stderr;
+//!    is -32003 with its stderr. An `mcp` handler's server ([`mcp`], named in the service's
+//!    [`mcp_config`]) is started the same way, once, and kept for the calls that follow;
 //! 5. the output is validated against the schema (-32603), and the call is written to the
 //!    [`audit`] log (service, endpoint, caller, duration, outcome; never input values).
 //!
@@ -25,6 +26,8 @@ pub mod audit;
 pub mod error;
 pub mod http;
 pub mod manifest;
+pub mod mcp;
+pub mod mcp_config;
 pub mod permissions;
 pub mod remote;
 pub mod runtime;

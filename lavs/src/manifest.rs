@@ -2,8 +2,12 @@
 //! spec's section 4 as JSON Schema) before anything else reads it, so an error names the field
 //! (`/endpoints/1/handler/command: …`); then read into types, and each endpoint's schemas
 //! compiled with the manifest's `types` beside them, so `{"$ref": "#/types/Todo"}` resolves.
+//! A service with `mcp` handlers has its `mcp-config.json` read and checked with it
+//! ([`crate::mcp_config`]): a server an endpoint names and the file lacks is an error naming the
+//! endpoint's field.
 
 use crate::error::{self, LavsError};
+use crate::mcp_config::{self, McpServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -219,7 +223,10 @@ pub struct Service {
     /// The manifest as written (what `getManifest` returns).
     pub raw: Value,
     pub endpoints: Vec<CompiledEndpoint>,
-    /// When `lavs.json` was last changed, as loaded (a changed file is loaded again).
+    /// The stdio MCP servers of its `mcp-config.json` (none without one), by name.
+    pub mcp_servers: std::collections::BTreeMap<String, McpServer>,
+    /// When `lavs.json` or `mcp-config.json` was last changed, as loaded (a changed file is
+    /// loaded again).
     pub modified: Option<std::time::SystemTime>,
 }
 
@@ -268,13 +275,32 @@ impl Service {
                 output: compile("output", schemas.output.as_ref())?,
             });
         }
-        Ok(Service { dir: dir.to_path_buf(), manifest, raw, endpoints, modified: None })
+        let mcp_servers = mcp_config::load(dir)?;
+        for (i, endpoint) in manifest.endpoints.iter().enumerate() {
+            if let Handler::Mcp { server, .. } = &endpoint.handler
+                && !mcp_servers.contains_key(server)
+            {
+                let why = if dir.join(mcp_config::MCP_CONFIG_FILE).is_file() {
+                    format!("{server:?} is not a server of {}", mcp_config::MCP_CONFIG_FILE)
+                } else {
+                    format!(
+                        "{server:?} names an MCP server, and there is no {} beside lavs.json",
+                        mcp_config::MCP_CONFIG_FILE
+                    )
+                };
+                return Err(invalid(&format!("/endpoints/{i}/handler/server"), &why));
+            }
+        }
+        Ok(Service { dir: dir.to_path_buf(), manifest, raw, endpoints, mcp_servers, modified: None })
     }
 }
 
-/// When a service folder's `lavs.json` was last changed (`None`: there is none).
+/// When a service folder's `lavs.json` or `mcp-config.json`, whichever is later, was last changed
+/// (`None`: there is no `lavs.json`).
 pub fn manifest_modified(dir: &Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(dir.join(MANIFEST_FILE)).and_then(|m| m.modified()).ok()
+    let modified = |file: &str| std::fs::metadata(dir.join(file)).and_then(|m| m.modified()).ok();
+    let manifest = modified(MANIFEST_FILE)?;
+    Some(modified(mcp_config::MCP_CONFIG_FILE).map_or(manifest, |config| config.max(manifest)))
 }
 
 fn format_validator() -> &'static jsonschema::Validator {
@@ -344,6 +370,12 @@ mod tests {
         bad["endpoints"][1]["id"] = json!("listTodos");
         let error = Service::from_value(Path::new("/x"), bad).err().unwrap();
         assert!(error.message.contains("declared twice"), "{}", error.message);
+
+        let mut bad = todo();
+        bad["endpoints"][0]["handler"] = json!({ "type": "mcp", "server": "github", "tool": "list_issues" });
+        let error = Service::from_value(Path::new("/nonexistent"), bad).err().unwrap();
+        assert!(error.message.contains("/endpoints/0/handler/server"), "{}", error.message);
+        assert!(error.message.contains("no mcp-config.json"), "{}", error.message);
 
         let mut bad = todo();
         bad["permissions"]["fileAcess"] = json!(["x"]);

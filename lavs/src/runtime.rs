@@ -28,6 +28,9 @@ pub struct Runtime {
     /// Names no folder may take: the built-in services' (also where they are not registered,
     /// as in `laika-host lavs add`).
     reserved: RwLock<std::collections::BTreeSet<String>>,
+    /// The MCP servers `mcp` handlers have started, kept between calls; dropped (and so stopped)
+    /// with the runtime.
+    mcp: crate::mcp::Servers,
     pub audit: Audit,
 }
 
@@ -68,6 +71,7 @@ impl Runtime {
             services: RwLock::new(BTreeMap::new()),
             builtins: RwLock::new(BTreeMap::new()),
             reserved: RwLock::new(Default::default()),
+            mcp: Default::default(),
             audit,
         };
         for entry in std::fs::read_dir(root).map_err(internal)?.flatten() {
@@ -89,9 +93,6 @@ impl Runtime {
         self.services.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The service `name` as its folder has it now: one installed, changed or removed (by
-    /// `laika-host lavs` while the daemon runs) is seen at its next call, at the cost of one
-    /// `stat` a call.
     /// Keeps `name` for a built-in service: `install` refuses a folder of that name.
     pub fn reserve_name(&self, name: &str) {
         self.reserved.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_string());
@@ -109,6 +110,10 @@ impl Runtime {
         self.builtins.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
     }
 
+    /// The service `name` as its folder has it now: one installed, changed or removed (by
+    /// `laika-host lavs` while the daemon runs) is seen at its next call, at the cost of two
+    /// `stat`s a call (`lavs.json`, `mcp-config.json`). The MCP servers of one changed or removed
+    /// are stopped then.
     pub fn service(&self, name: &str) -> Option<Arc<Service>> {
         if let Some((service, _)) = self.builtin(name) {
             return Some(service);
@@ -126,12 +131,14 @@ impl Runtime {
         }
         if modified.is_none() {
             self.services_mut().remove(name);
+            self.mcp.stop_service(name);
             return None;
         }
         match Service::load(&dir) {
             Ok(service) if service.manifest.name == name => {
                 let service = Arc::new(service);
                 self.services_mut().insert(name.to_string(), service.clone());
+                self.mcp.stop_service(name);
                 Some(service)
             }
             Ok(_) => None,
@@ -164,12 +171,15 @@ impl Runtime {
         std::fs::rename(&staging, &target).map_err(internal)?;
         let service = Service::load(&target)?;
         self.services_mut().insert(name.clone(), Arc::new(service));
+        // Servers started from the replaced copy would go on running its old program.
+        self.mcp.stop_service(&name);
         Ok(name)
     }
 
     /// Removes an installed service (its folder with it). False when there was none.
     pub fn remove(&self, name: &str) -> Result<bool, LavsError> {
         let Some(service) = self.services_mut().remove(name) else { return Ok(false) };
+        self.mcp.stop_service(name);
         std::fs::remove_dir_all(&service.dir).map_err(internal)?;
         Ok(true)
     }
@@ -334,11 +344,9 @@ impl Runtime {
                 })?;
                 builtin.call(endpoint, input).await?
             }
-            Handler::Mcp { server, .. } => {
-                return Err(LavsError::titled(
-                    error::INTERNAL_ERROR,
-                    format!("mcp handlers (server {server:?}) are not run by this runtime yet"),
-                ));
+            Handler::Mcp { server, tool } => {
+                let launch = crate::mcp::Launch::new(&found, server, &access, &permissions)?;
+                self.mcp.call(&launch, tool, &input, limit).await?
             }
         };
         if let Some(schema) = &compiled.output

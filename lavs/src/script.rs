@@ -31,7 +31,7 @@ pub const KILL_GRACE: Duration = Duration::from_secs(2);
 /// Output a call may return (a larger one is an internal error, not a truncated answer).
 pub const MAX_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 /// Of a failed handler's stderr, the end that is returned.
-const STDERR_TAIL_CHARS: usize = 2000;
+pub const STDERR_TAIL_CHARS: usize = 2000;
 
 /// Variables an input may not set in `env` mode: they change how programs are loaded or how a
 /// shell runs, not what the script is asked.
@@ -145,28 +145,84 @@ fn program(command: &str, path: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(command))
 }
 
-impl Script<'_> {
-    fn command(&self, input: &Value) -> Result<tokio::process::Command, LavsError> {
-        let args = self.args.iter().map(|a| fill(a, input)).collect::<Result<Vec<_>, _>>()?;
+/// How every handler program is started, whatever then speaks to it (a `script` run, a
+/// subscription, an `mcp` server): in `cwd`, with the environment cleared but for `PATH`, `LANG`,
+/// `HOME`, `TMPDIR` and the declared `env`, in a process group of its own (so a timeout or a
+/// shutdown reaches everything it started), killed if its handle is dropped, with `maxMemory` as
+/// its address-space limit and, for `networkAccess: false`, a network namespace of its own where
+/// [`network_isolation`] says the OS allows one. One function, so the handler kinds cannot drift
+/// apart in what they let a program have.
+pub struct Sandbox<'a> {
+    pub cwd: &'a Path,
+    pub env: &'a Map<String, Value>,
+    pub service_dir: &'a Path,
+    pub max_memory: Option<u64>,
+    pub no_network: bool,
+}
+
+impl Sandbox<'_> {
+    /// `command` (a path relative to `cwd`, or a name looked up on `PATH`) with `args`; standard
+    /// output and error piped, standard input closed unless the caller sets it.
+    pub fn command(&self, command: &str, args: impl IntoIterator<Item = String>) -> tokio::process::Command {
         let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-        let program =
-            if self.command.contains('/') { self.cwd.join(self.command) } else { program(self.command, &path) };
-        let mut command = tokio::process::Command::new(program);
-        command
+        let program = if command.contains('/') { self.cwd.join(command) } else { program(command, &path) };
+        let mut process = tokio::process::Command::new(program);
+        process
             .args(args)
-            .current_dir(&self.cwd)
+            .current_dir(self.cwd)
             .env_clear()
             .env("PATH", &path)
             .env("LANG", "C.UTF-8")
             .env("HOME", std::env::var_os("HOME").unwrap_or_else(|| self.service_dir.as_os_str().to_owned()))
             .env("TMPDIR", std::env::temp_dir())
-            .stdin(if self.input_mode == InputMode::Stdin { Stdio::piped() } else { Stdio::null() })
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
         for (name, value) in self.env {
-            command.env(name, value_text(value));
+            process.env(name, value_text(value));
+        }
+        let (max_memory, no_network) = (self.max_memory, self.no_network && network_isolation());
+        if max_memory.is_none() && !no_network {
+            // Without a hook the standard library starts the program with posix_spawn, not a
+            // fork of the whole daemon: measurably cheaper per call (`cargo xtask bench lavs`).
+            return process;
+        }
+        // SAFETY: only async-signal-safe calls (setrlimit, unshare) between fork and exec.
+        unsafe {
+            process.pre_exec(move || {
+                if let Some(bytes) = max_memory {
+                    let limit = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+                    if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                #[cfg(target_os = "linux")]
+                if no_network && libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let _ = no_network;
+                Ok(())
+            });
+        }
+        process
+    }
+}
+
+impl Script<'_> {
+    fn command(&self, input: &Value) -> Result<tokio::process::Command, LavsError> {
+        let args = self.args.iter().map(|a| fill(a, input)).collect::<Result<Vec<_>, _>>()?;
+        let sandbox = Sandbox {
+            cwd: &self.cwd,
+            env: self.env,
+            service_dir: self.service_dir,
+            max_memory: self.max_memory,
+            no_network: self.no_network,
+        };
+        let mut command = sandbox.command(self.command, args);
+        if self.input_mode == InputMode::Stdin {
+            command.stdin(Stdio::piped());
         }
         if self.input_mode == InputMode::Env
             && let Some(fields) = input.as_object()
@@ -181,29 +237,6 @@ impl Script<'_> {
                 }
                 command.env(name, value_text(value));
             }
-        }
-        let (max_memory, no_network) = (self.max_memory, self.no_network && network_isolation());
-        if max_memory.is_none() && !no_network {
-            // Without a hook the standard library starts the program with posix_spawn, not a
-            // fork of the whole daemon: measurably cheaper per call (`cargo xtask bench lavs`).
-            return Ok(command);
-        }
-        // SAFETY: only async-signal-safe calls (setrlimit, unshare) between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(bytes) = max_memory {
-                    let limit = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
-                    if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                #[cfg(target_os = "linux")]
-                if no_network && libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                let _ = no_network;
-                Ok(())
-            });
         }
         Ok(command)
     }
@@ -243,15 +276,13 @@ impl Script<'_> {
         };
         let status = status.map_err(|e| LavsError::titled(error::INTERNAL_ERROR, e))?;
         if !status.success() {
-            let stderr = String::from_utf8_lossy(&err);
-            let tail: String =
-                stderr.chars().rev().take(STDERR_TAIL_CHARS).collect::<Vec<_>>().into_iter().rev().collect();
+            let tail = stderr_tail(&err);
             let how = match status.code() {
                 Some(code) => format!("exited with status {code}"),
                 None => "was killed by a signal".to_string(),
             };
             return Err(LavsError::titled(error::HANDLER_ERROR, format!("the handler {how}"))
-                .with_data(serde_json::json!({ "exitCode": status.code(), "stderr": tail.trim() })));
+                .with_data(serde_json::json!({ "exitCode": status.code(), "stderr": tail })));
         }
         if out.len() > MAX_OUTPUT_BYTES {
             return Err(LavsError::titled(
@@ -297,6 +328,14 @@ impl Script<'_> {
     }
 }
 
+/// The end of a failed program's standard error (its last [`STDERR_TAIL_CHARS`]), trimmed: where
+/// an interpreter says why it stopped.
+pub fn stderr_tail(err: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(err);
+    let tail: String = stderr.chars().rev().take(STDERR_TAIL_CHARS).collect::<Vec<_>>().into_iter().rev().collect();
+    tail.trim().to_string()
+}
+
 fn parse_output(out: &[u8]) -> Value {
     let text = String::from_utf8_lossy(out);
     let trimmed = text.trim();
@@ -307,7 +346,7 @@ fn parse_output(out: &[u8]) -> Value {
 }
 
 /// SIGTERM to the handler's process group, then SIGKILL after the grace.
-async fn stop_group(pid: Option<u32>) {
+pub(crate) async fn stop_group(pid: Option<u32>) {
     let Some(pid) = pid else { return };
     let group = -(pid as libc::pid_t);
     // SAFETY: signals to the process group the handler leads (process_group(0) at spawn).
@@ -315,6 +354,23 @@ async fn stop_group(pid: Option<u32>) {
     tokio::time::sleep(KILL_GRACE).await;
     // SAFETY: as above; a group that has gone makes this a no-op (ESRCH).
     unsafe { libc::kill(group, libc::SIGKILL) };
+}
+
+/// [`stop_group`] where nothing can be awaited (a server's handle dropped, perhaps with no async
+/// runtime left to wait in): SIGTERM now, SIGKILL after the grace from a short-lived thread.
+pub(crate) fn stop_group_later(pid: u32) {
+    let group = -(pid as libc::pid_t);
+    // SAFETY: signals to the process group the program leads (process_group(0) at spawn).
+    unsafe { libc::kill(group, libc::SIGTERM) };
+    let later = std::thread::Builder::new().name("lavs-stop".into()).spawn(move || {
+        std::thread::sleep(KILL_GRACE);
+        // SAFETY: as above; a group that has gone makes this a no-op (ESRCH).
+        unsafe { libc::kill(group, libc::SIGKILL) };
+    });
+    if later.is_err() {
+        // SAFETY: as above.
+        unsafe { libc::kill(group, libc::SIGKILL) };
+    }
 }
 
 #[cfg(test)]
