@@ -10,8 +10,8 @@
 //! - the sidecar ([`sidecar`]): the UI, drawing model output only through the render AST
 //!   ([`render_dom`]) and asking before anything runs ([`approval`]).
 //!
-//! [`ext`] is the small bridge to the WebExtension API the three share. Only [`approval`] is
-//! platform-free (and tested natively); the rest exists only in the browser.
+//! [`ext`] is the small bridge to the WebExtension API the three share. Only [`approval`] and
+//! [`lavs_fallback`] are platform-free (and tested natively); the rest exists only in the browser.
 
 pub mod approval;
 #[cfg(target_arch = "wasm32")]
@@ -20,6 +20,7 @@ pub mod background;
 pub mod content;
 #[cfg(target_arch = "wasm32")]
 pub mod ext;
+pub mod lavs_fallback;
 #[cfg(target_arch = "wasm32")]
 pub mod live_dom;
 #[cfg(target_arch = "wasm32")]

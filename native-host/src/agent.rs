@@ -456,6 +456,11 @@ pub async fn plan(
                 }),
                 decision: None,
                 decided_at: None,
+                // Kept where it names only an element's caption or a local service's endpoint:
+                // a navigation's or a search's reason holds its URL or query, which the history
+                // keeps out of the disk like form values.
+                reason: (call.handle_id().is_some() || matches!(call, ToolCall::IntegrationInvoke(_)))
+                    .then(|| decision.reason.clone()),
             };
             approvals.push(record);
             entry["approval_id"] = json!(call_id);

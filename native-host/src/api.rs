@@ -18,6 +18,7 @@
 //! | `lavs.list` | — | `{services}`: the installed LAVS services, their endpoints, what cannot be enforced here |
 //! | `lavs.manifest` | `{service}` | `{manifest}` |
 //! | `lavs.call` | `{service, endpoint, input?}` | `{result}`; a LAVS failure is `LAVS_ERROR` whose message is the JSON-RPC error `{code, message, data}` |
+//! | `lavs.view` | `{service}` | `{code, fallback}`: the source of the service's view component (a `local` file inside the service's folder, at most 512 KiB, or `inline` code) for the sidecar's sandboxed frame; `LAVS_NO_VIEW` when it declares none or one Laika does not load (`cdn`, `npm`): the sidecar then shows the fallback rendering |
 //! | `lavs.subscribe` | `{service, endpoint, input?}` | `{subscription_id}`; the pushes wait for `lavs.poll` |
 //! | `lavs.poll` | `{subscription_id, wait_ms?}` | `{events, closed}`: the pushes since the last poll, each once and in order (waits up to `wait_ms`, at most 10 s, for the first); unpolled for 2 min, a subscription ends (`LAVS_SUBSCRIPTION_UNKNOWN`) |
 //! | `lavs.unsubscribe` | `{subscription_id}` | `{unsubscribed}` |
@@ -57,6 +58,7 @@ pub const METHODS: &[&str] = &[
     "lavs.list",
     "lavs.manifest",
     "lavs.call",
+    "lavs.view",
     "lavs.subscribe",
     "lavs.poll",
     "lavs.unsubscribe",
@@ -160,6 +162,47 @@ pub fn spawn_summary(
         }
     });
     job
+}
+
+/// The largest view component the sidecar is handed.
+const VIEW_MAX_BYTES: u64 = 512 * 1024;
+
+/// `lavs.view`: the code of a service's view component. Only code on this machine is handed to
+/// the sandboxed frame: a `local` file inside the service's folder (symlinks and `..` resolved
+/// first) or `inline` code; a `cdn` or `npm` component would be code fetched from the network at
+/// view time, which the frame's CSP (no network) could not run anyway.
+fn view_source(runtime: &laika_lavs::Runtime, name: &str) -> Result<Value, HostError> {
+    let no_view = |why: String| HostError::new("LAVS_NO_VIEW", why);
+    let service = runtime.service(name).ok_or_else(|| no_view(format!("no service {name:?} is installed")))?;
+    let view = service.manifest.view.clone().unwrap_or(Value::Null);
+    let fallback = view["fallback"].as_str().unwrap_or("auto").to_string();
+    let component = &view["component"];
+    let code = match component["type"].as_str() {
+        Some("inline") => component["code"].as_str().unwrap_or_default().to_string(),
+        Some("local") => {
+            let path = component["path"].as_str().unwrap_or_default();
+            let home = laika_lavs::permissions::resolve(&service.dir).map_err(|e| no_view(e.to_string()))?;
+            let file = laika_lavs::permissions::resolve(&service.dir.join(path))
+                .map_err(|e| no_view(format!("view.component.path {path:?}: {e}")))?;
+            if !file.starts_with(&home) {
+                return Err(no_view(format!("view.component.path {path:?} is outside the service's folder")));
+            }
+            let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+            if size > VIEW_MAX_BYTES {
+                return Err(no_view(format!(
+                    "view.component.path {path:?} is {size} bytes (at most {VIEW_MAX_BYTES})"
+                )));
+            }
+            std::fs::read_to_string(&file).map_err(|e| no_view(format!("view.component.path {path:?}: {e}")))?
+        }
+        Some(other) => {
+            return Err(no_view(format!(
+                "{name} declares a {other:?} view component; Laika runs only local and inline ones"
+            )));
+        }
+        None => return Err(no_view(format!("{name} declares no view component"))),
+    };
+    Ok(json!({ "code": code, "fallback": fallback }))
 }
 
 fn invalid(message: impl Into<String>) -> HostError {
@@ -539,6 +582,7 @@ impl Handler for HostApi {
                 )
             })),
             "lavs.poll" => self.lavs_poll(request).unwrap_or_else(|e| now(Err(e))),
+            "lavs.view" => now(self.lavs().and_then(|runtime| view_source(&runtime, str_param(request, "service")?))),
             "lavs.unsubscribe" => {
                 now(str_param(request, "subscription_id").and_then(|id| self.host.lavs_subscriptions.unsubscribe(id)))
             }

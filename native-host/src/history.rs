@@ -113,6 +113,9 @@ const MIGRATIONS: &[&str] = &[
         created_at TEXT NOT NULL,
         PRIMARY KEY (service, endpoint, idempotency_key)
     ) WITHOUT ROWID;",
+    // 4: the gate's reason in words ("click \"Delete account\""), for clients that answer an
+    // approval without the page in front of them (the Approvals panel, the Lark bus, the CLI).
+    "ALTER TABLE approvals ADD COLUMN reason TEXT;",
 ];
 
 /// The schema version this build writes: the number of migrations.
@@ -237,6 +240,9 @@ pub struct ApprovalRecord {
     /// "approve", "deny" or "always_on_site"; `None` while pending.
     pub decision: Option<String>,
     pub decided_at: Option<String>,
+    /// The gate's reason in words, where it names nothing secret (see `agent::plan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The history database. One connection behind a mutex: SQLite serialises writers anyway, and
@@ -455,8 +461,8 @@ impl History {
         let conn = self.lock();
         let inserted = conn.execute(
             "INSERT INTO approvals (id, conversation_id, created_at, origin, tool_name, arguments_json, verdict, code,
-                 grantable, decision, decided_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 grantable, decision, decided_at, reason)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT(id) DO NOTHING",
             params![
                 a.id,
@@ -470,6 +476,7 @@ impl History {
                 a.grantable,
                 a.decision,
                 a.decided_at,
+                a.reason,
             ],
         )?;
         if inserted == 0 {
@@ -693,7 +700,7 @@ fn load_approval(conn: &Connection, id: &str) -> Result<Option<ApprovalRecord>, 
     let row = conn
         .query_row(
             "SELECT id, conversation_id, created_at, origin, tool_name, arguments_json, verdict, code, grantable,
-                 decision, decided_at
+                 decision, decided_at, reason
              FROM approvals WHERE id = ?1",
             [id],
             |r| {
@@ -710,6 +717,7 @@ fn load_approval(conn: &Connection, id: &str) -> Result<Option<ApprovalRecord>, 
                         grantable: r.get(8)?,
                         decision: r.get(9)?,
                         decided_at: r.get(10)?,
+                        reason: r.get(11)?,
                     },
                     r.get::<_, String>(5)?,
                 ))
@@ -1136,6 +1144,7 @@ mod tests {
             grantable: grantable.map(str::to_owned),
             decision: None,
             decided_at: None,
+            reason: None,
         }
     }
 

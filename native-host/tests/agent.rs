@@ -372,3 +372,40 @@ fn the_sidecar_subscribes_to_approvals_over_native_messaging_and_gets_each_push_
     assert_eq!(wrong["error"]["code"], "LAVS_ERROR", "{wrong}");
     host.stop();
 }
+
+#[test]
+fn a_services_view_component_is_handed_over_only_from_its_own_folder() {
+    let dir = data_dir("views");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lavs/examples");
+    let add = |folder: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(["lavs", "add"])
+            .arg(folder)
+            .env("LAIKA_DATA_DIR", &dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    add(&examples.join("todo-manager"));
+    add(&examples.join("simple-notes"));
+    // A copy of the todo service whose view points out of its folder.
+    let escaping = dir.join("escaping-src");
+    std::fs::create_dir_all(&escaping).unwrap();
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(examples.join("todo-manager/lavs.json")).unwrap()).unwrap();
+    manifest["name"] = json!("escaping");
+    manifest["view"]["component"]["path"] = json!("../../history.sqlite3");
+    std::fs::write(escaping.join("lavs.json"), manifest.to_string()).unwrap();
+    add(&escaping);
+
+    let mut host = Host::start(&dir);
+    let view = host.ok("lavs.view", json!({ "service": "todo-manager" }));
+    assert!(view["code"].as_str().unwrap().contains("customElements.define(\"todo-view\""), "{view}");
+    assert_eq!(view["fallback"], "table");
+    let none = host.call("lavs.view", json!({ "service": "simple-notes" }));
+    assert_eq!(none["error"]["code"], "LAVS_NO_VIEW", "{none}");
+    let outside = host.call("lavs.view", json!({ "service": "escaping" }));
+    assert_eq!(outside["error"]["code"], "LAVS_NO_VIEW", "{outside}");
+    assert!(outside["error"]["message"].as_str().unwrap().contains("outside the service's folder"), "{outside}");
+    host.stop();
+}

@@ -22,6 +22,7 @@ const hostBin = path.resolve(process.env.LAIKA_HOST_BIN ?? "target/debug/laika-h
 const fixtures = path.resolve(process.env.LAIKA_FIXTURES ?? "tests/fixtures/pages");
 const out = path.resolve(process.env.LAIKA_E2E_OUT ?? "target/e2e");
 const engine = process.env.LAIKA_E2E_ENGINE ?? "extractive";
+const examples = path.resolve(process.env.LAIKA_LAVS_EXAMPLES ?? "lavs/examples");
 const only = process.env.LAIKA_E2E_ONLY ? process.env.LAIKA_E2E_ONLY.split(",") : null;
 
 let failures = 0;
@@ -661,6 +662,117 @@ async function weightlessChecks() {
   await idle.close();
 }
 
+
+/** Waits for the sidecar's frame whose URL contains `part`. */
+async function frameOf(page, part, timeout = 15000) {
+  const until = Date.now() + timeout;
+  while (Date.now() < until) {
+    const frame = page.frames().find((f) => f.url().includes(part));
+    if (frame) return frame;
+    await page.waitForTimeout(100);
+  }
+  return null;
+}
+
+const shows = (page, predicate, arg, timeout = 15000) =>
+  page.waitForFunction(predicate, arg, { timeout }).then(() => true, () => false);
+
+/** Local services in the sidecar (LAVS): a service without a view of its own is drawn from its
+ * manifest (a query's result, a form per mutation); the todo example's own view runs in the
+ * sandboxed frame and reaches its data only through its LAVSClient, live pushes included; the
+ * Approvals panel, a view over Laika's own service, shows a question another sidecar asks as it
+ * is asked, and answers it. */
+async function servicesChecks() {
+  const env = { ...process.env, LAIKA_DATA_DIR: dataDir };
+  for (const name of ["simple-notes", "todo-manager"]) {
+    const added = spawnSync(hostBin, ["lavs", "add", path.join(examples, name)], { env, encoding: "utf8" });
+    check(`services: laika-host lavs add ${name}`, added.status === 0, (added.stdout + added.stderr).slice(0, 300));
+  }
+  const sidecar = await context.newPage();
+  await sidecar.goto(sidecarUrl);
+  await sidecar.waitForSelector("#services-toggle");
+  await sidecar.click("#services-toggle");
+  const listed = await sidecar.waitForSelector('button[data-service="simple-notes"]', { timeout: 15000 }).then(() => true, () => false);
+  check("services: the panel lists the installed services", listed);
+
+  // Fallback rendering: the notes service has no view of its own.
+  await sidecar.click('button[data-service="simple-notes"]');
+  await sidecar.waitForSelector('section[data-endpoint="saveNote"] form', { timeout: 15000 });
+  await sidecar.fill('section[data-endpoint="saveNote"] input[name="NOTE"]', "Bring the otter photos");
+  await sidecar.click('section[data-endpoint="saveNote"] button[type="submit"]');
+  const ran = await shows(sidecar, () => document.querySelector('section[data-endpoint="saveNote"] .result')?.textContent.includes("Done"));
+  check("services: a mutation runs from its form", ran);
+  await sidecar.click('button[data-service="simple-notes"]');
+  const noted = await shows(sidecar, () =>
+    document.querySelector('section[data-endpoint="getNotes"] .result')?.textContent.includes("Bring the otter photos"),
+  );
+  check("services: the query shows what the mutation stored", noted);
+  await sidecar.screenshot({ path: path.join(out, "services-fallback.png"), fullPage: true });
+
+  // The todo example's own view, in the sandboxed frame.
+  await sidecar.click('button[data-service="todo-manager"]');
+  const frame = await frameOf(sidecar, "lavs-view.html");
+  check("services: the todo view opens in a frame", !!frame);
+  if (frame) {
+    const mounted = await frame.waitForSelector('todo-view[data-ready="yes"] form', { timeout: 15000 }).then(() => true, () => false);
+    check("services: the view's component is mounted and given its client", mounted);
+    await frame.fill('todo-view input[name="text"]', "Water the ferns");
+    await frame.click('todo-view button[type="submit"]');
+    const added = await shows(frame, () => [...document.querySelectorAll(".todo-item")].some((li) => li.textContent.includes("Water the ferns")));
+    check("services: the view adds a todo through its LAVSClient", added);
+    const file = path.join(dataDir, "lavs", "todo-manager", "data", "todos.json");
+    const stored = fs.existsSync(file) && fs.readFileSync(file, "utf8").includes("Water the ferns");
+    check("services: the todo reached the service's own data", stored);
+    // Added elsewhere: the view's subscription shows it.
+    await sidecar.evaluate(() =>
+      chrome.runtime.sendMessage({ to: "host", method: "lavs.call", params: { service: "todo-manager", endpoint: "addTodo", input: { text: "Call the vet" } } }),
+    );
+    const pushed = await shows(frame, () => [...document.querySelectorAll(".todo-item")].some((li) => li.textContent.includes("Call the vet")));
+    check("services: a todo added elsewhere reaches the view through its subscription", pushed);
+    const sandbox = await frame.evaluate(async (url) => {
+      let network = "blocked";
+      try {
+        await fetch(url);
+        network = "fetched";
+      } catch {}
+      return { origin: window.origin, extensionApi: typeof chrome !== "undefined" && !!chrome.runtime?.id, network };
+    }, `${origin}/pages/article.html`);
+    check(
+      "services: the view is sandboxed (opaque origin, no extension API, no network)",
+      sandbox.origin === "null" && !sandbox.extensionApi && sandbox.network === "blocked",
+      JSON.stringify(sandbox),
+    );
+    await sidecar.screenshot({ path: path.join(out, "services-view.png"), fullPage: true });
+  }
+  await sidecar.click("#services-toggle");
+
+  // The Approvals panel, live.
+  await sidecar.click("#approvals-toggle");
+  await sidecar.waitForSelector("ul.approvals");
+  const { page, sidecar: asking } = await openWithSidecar(`${origin}/pages/settings.html`);
+  const turn = await ask(asking, 'click "Delete account"');
+  const waiting = await shows(sidecar, () =>
+    [...document.querySelectorAll("ul.approvals li.card .card-title")].some((t) => t.textContent === 'Click "Delete account"'),
+  );
+  check("approvals panel: a question asked in another sidecar appears as it is asked", waiting);
+  await sidecar.screenshot({ path: path.join(out, "approvals-panel.png"), fullPage: true });
+  if (waiting) {
+    await sidecar.click("ul.approvals li.card button.secondary");
+    const denied = await shows(
+      asking,
+      (n) => document.querySelectorAll(".turn")[n]?.querySelector(".card-outcome")?.textContent.startsWith("Denied from another Laika client"),
+      turn,
+    );
+    check("approvals panel: its Deny answers the open card", denied);
+    const emptied = await shows(sidecar, () => !document.querySelector("ul.approvals li.card"));
+    check("approvals panel: the answered question leaves the list", emptied);
+    check("approvals panel: nothing was clicked", !(await page.evaluate(() => document.body.dataset.deleted === "yes")));
+  }
+  await page.close();
+  await asking.close();
+  await sidecar.close();
+}
+
 const suites = {
   // First, whatever else is chosen: the sites every other suite reads are allowed here.
   site: siteAccessChecks,
@@ -678,6 +790,7 @@ const suites = {
   long: longPageChecks,
   frame: frameChecks,
   reconnect: reconnectChecks,
+  services: servicesChecks,
   history: historyChecks,
 };
 try {

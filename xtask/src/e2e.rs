@@ -54,6 +54,7 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
         .env("LAIKA_E2E_PROFILE", scratch.join("profile"))
         .env("LAIKA_E2E_DATA", scratch.join("data"))
         .env("LAIKA_FIXTURES", root.join("tests/fixtures/pages"))
+        .env("LAIKA_LAVS_EXAMPLES", root.join("lavs/examples"))
         .env("LAIKA_E2E_OUT", &out)
         .env("CHROMIUM", CHROMIUM);
     let (mut passed, mut failed) = run_suite(&mut chromium, "e2e: ")?;

@@ -17,6 +17,8 @@
 //! All text from the page or the model reaches the screen through `textContent` or the render
 //! AST's renderer; never as HTML.
 
+mod services;
+
 use crate::approval::ApprovalCard;
 use crate::ext::{self, ExtError};
 use crate::render_dom;
@@ -308,6 +310,15 @@ fn build_skeleton() -> Result<(), JsValue> {
     history_toggle.set_attribute("aria-expanded", "false")?;
     history_toggle.set_attribute("aria-controls", "history")?;
     header.append_child(&history_toggle)?;
+    let mut panel_toggles = vec![(history_toggle.clone(), "history")];
+    for (label, id) in [("Approvals", "approvals"), ("Services", "services")] {
+        let toggle = button(label, "ghost");
+        toggle.set_id(&format!("{id}-toggle"));
+        toggle.set_attribute("aria-expanded", "false")?;
+        toggle.set_attribute("aria-controls", id)?;
+        header.append_child(&toggle)?;
+        panel_toggles.push((toggle, id));
+    }
     if document().document_element().is_some_and(|d| d.class_list().contains("embedded")) {
         let close = button("Close", "ghost");
         on(&close, "click", |_| {
@@ -324,6 +335,13 @@ fn build_skeleton() -> Result<(), JsValue> {
     history.set_attribute("aria-label", "History")?;
     history.set_attribute("hidden", "")?;
     body.append_child(&history)?;
+    for (id, label) in [("approvals", "Approvals"), ("services", "Local services")] {
+        let panel = el("section", id);
+        panel.set_id(id);
+        panel.set_attribute("aria-label", label)?;
+        panel.set_attribute("hidden", "")?;
+        body.append_child(&panel)?;
+    }
 
     let log = el("main", "log");
     log.set_id("log");
@@ -370,7 +388,13 @@ fn build_skeleton() -> Result<(), JsValue> {
             submit_question();
         }
     });
-    on(&history_toggle, "click", |_| wasm_bindgen_futures::spawn_local(toggle_history()));
+    for (toggle, id) in panel_toggles {
+        on(&toggle, "click", move |_| match id {
+            "history" => wasm_bindgen_futures::spawn_local(toggle_history()),
+            "approvals" => wasm_bindgen_futures::spawn_local(services::toggle_approvals()),
+            _ => wasm_bindgen_futures::spawn_local(services::toggle_services()),
+        });
+    }
     // Escape takes any highlight off the page.
     let root = document().document_element().ok_or("no root")?;
     on(&root, "keydown", |event| {
@@ -983,26 +1007,21 @@ async fn watch_model_status() {
     }
 }
 
+/// The History panel: a view over Laika's own LAVS service (`laika`).
 async fn toggle_history() {
-    let panel = by_id("history");
-    let toggle = by_id("history-toggle");
-    if !panel.has_attribute("hidden") {
-        panel.set_attribute("hidden", "").ok();
-        toggle.set_attribute("aria-expanded", "false").ok();
+    if !services::toggle_panel("history", "history-toggle") {
         return;
     }
-    panel.remove_attribute("hidden").ok();
-    toggle.set_attribute("aria-expanded", "true").ok();
-    panel.set_text_content(None);
+    let panel = by_id("history");
     panel.append_child(&text_el("h2", "", "History")).ok();
-    let list = match host("history.list", json!({ "limit": 50 })).await {
+    let list = match services::lavs_call("laika", "listConversations", json!({ "limit": 50 })).await {
         Ok(list) => list,
         Err(error) => {
             panel.append_child(&text_el("p", "error", &error.to_string())).ok();
             return;
         }
     };
-    let conversations = list["conversations"].as_array().cloned().unwrap_or_default();
+    let conversations = list.as_array().cloned().unwrap_or_default();
     if conversations.is_empty() {
         panel.append_child(&text_el("p", "note", "No conversations yet.")).ok();
         return;
@@ -1031,7 +1050,7 @@ async fn toggle_history() {
         on(&delete, "click", move |_| {
             let (id, item) = (id.clone(), item.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                if host("history.delete", json!({ "conversation_id": id })).await.is_ok() {
+                if services::lavs_call("laika", "deleteConversation", json!({ "id": id })).await.is_ok() {
                     item.remove();
                 }
             });
@@ -1043,7 +1062,7 @@ async fn toggle_history() {
 
 async fn show_conversation(id: &str, detail: &Element) {
     detail.set_text_content(None);
-    let conversation = match host("history.get", json!({ "conversation_id": id })).await {
+    let conversation = match services::lavs_call("laika", "getConversation", json!({ "id": id })).await {
         Ok(c) => c,
         Err(error) => {
             detail.append_child(&text_el("p", "error", &error.to_string())).ok();
