@@ -930,6 +930,21 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
     };
     running.remove();
     let (ok, result, error) = match &outcome {
+        Ok(result) if result.get("integration").is_some() => {
+            // A local service's endpoint: what it answered, drawn as its data (never as HTML).
+            let what = format!(
+                "Done: {} of {}{}.",
+                result["operation"].as_str().unwrap_or_default(),
+                result["integration"].as_str().unwrap_or_default(),
+                if result["replayed"] == true { " (already done before: its first result)" } else { "" }
+            );
+            step.append_child(&text_el("p", "done", &what)).ok();
+            let layout = crate::lavs_fallback::layout(&result["result"], None);
+            if layout != crate::lavs_fallback::Layout::Empty {
+                step.append_child(&services::draw_layout(&layout)).ok();
+            }
+            (true, result.clone(), Value::Null)
+        }
         Ok(result) => {
             step.append_child(&text_el("p", "done", &format!("Done: {name}."))).ok();
             (true, result.clone(), Value::Null)

@@ -291,7 +291,7 @@ fn show_result(output: &Element, result: Result<Value, ExtError>, mode: Option<&
     }
 }
 
-fn draw_layout(layout: &Layout) -> Element {
+pub(super) fn draw_layout(layout: &Layout) -> Element {
     match layout {
         Layout::Empty => text_el("p", "note", "Nothing yet."),
         Layout::Text(text) => text_el("p", "value", text),
