@@ -28,7 +28,7 @@ pub enum Layout {
         items: Vec<String>,
         more: usize,
     },
-    /// Pretty-printed JSON.
+    /// JSON, compact (pretty printing would ship a second serializer in the WASM).
     Json(String),
     /// One scalar, as text.
     Text(String),
@@ -81,7 +81,7 @@ pub fn layout(value: &Value, mode: Option<&str>) -> Layout {
 }
 
 fn json(value: &Value) -> Layout {
-    Layout::Json(clip(&serde_json::to_string_pretty(value).unwrap_or_default(), MAX_JSON_CHARS))
+    Layout::Json(clip(&value.to_string(), MAX_JSON_CHARS))
 }
 
 /// A value as one line of text: strings as they are, other scalars as JSON, structures as
@@ -167,18 +167,13 @@ pub fn form_input(fields: &[Field], values: &[(String, String)]) -> Result<Value
                 continue;
             }
             Control::Text | Control::Select(_) => Value::String(raw.to_string()),
-            Control::Number { integer: true } => raw
-                .trim()
-                .parse::<i64>()
-                .map(Value::from)
-                .map_err(|_| format!("{} must be a whole number", field.name))?,
-            Control::Number { integer: false } => raw
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map(Value::Number)
-                .ok_or_else(|| format!("{} must be a number", field.name))?,
+            // Numbers are read by serde_json's parser, which the module carries anyway (core's
+            // float parser would add its own tables to the shipped WASM).
+            Control::Number { integer } => match serde_json::from_str::<serde_json::Number>(raw.trim()) {
+                Ok(n) if !*integer || n.is_i64() || n.is_u64() => Value::Number(n),
+                Ok(_) => return Err(format!("{} must be a whole number", field.name)),
+                Err(_) => return Err(format!("{} must be a number", field.name)),
+            },
             Control::Json => serde_json::from_str(raw).map_err(|e| format!("{} is not JSON: {e}", field.name))?,
         };
         input.insert(field.name.clone(), value);

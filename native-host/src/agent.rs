@@ -494,6 +494,9 @@ pub async fn plan(
             // A goal that only reads: the sidecar answers it from the page (summary.start with
             // the goal as the question, or a summary), through the grounded read.
             "read_only": read_only,
+            // Whether that read is a summary (else the goal is the question it answers); decided
+            // here so the sidecar's WASM carries no goal reader.
+            "summary_request": read_only && goal::is_summary_request(&input.goal),
             "repairs": attempts.len().saturating_sub(1),
             "attempts": attempts,
             "raw_output_chars": raw.chars().count(),

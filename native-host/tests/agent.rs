@@ -274,6 +274,8 @@ fn a_read_only_goal_proposes_no_action_and_is_still_stored() {
         assert!(summary.contains("only reads the page"), "{summary}");
         // The sidecar answers it through the grounded read.
         assert_eq!(plan["read_only"], true, "{plan}");
+        // A summary, or the goal as the question the read answers.
+        assert_eq!(plan["summary_request"], goal.starts_with("Summarise"), "{plan}");
         let stored = host.ok("history.get", json!({ "conversation_id": plan["conversation"]["id"] }));
         let messages = stored["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 2, "{stored}");
@@ -285,6 +287,7 @@ fn a_read_only_goal_proposes_no_action_and_is_still_stored() {
     assert_eq!(plan["tool_calls"][0]["name"], "browser.click", "{plan}");
     assert_eq!(plan["tool_calls"][0]["arguments"]["handleId"], link["handle_id"], "{plan}");
     assert_eq!(plan["tool_calls"][0]["decision"]["verdict"], "ask", "{plan}");
+    assert_eq!(plan["summary_request"], false, "{plan}");
     host.stop();
 }
 

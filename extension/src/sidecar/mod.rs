@@ -670,7 +670,7 @@ async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtEr
     // A goal that only reads the page gets no action: it is answered from the page through the
     // grounded read (a summary, or the passages that answer the question, each cited).
     if reply["read_only"].as_bool() == Some(true) {
-        let question = (!laika_shared::goal::is_summary_request(&run.goal)).then_some(run.goal.as_str());
+        let question = (reply["summary_request"] != true).then_some(run.goal.as_str());
         return summarise(&step, question).await;
     }
     let calls = reply["tool_calls"].as_array().cloned().unwrap_or_default();

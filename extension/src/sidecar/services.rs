@@ -22,7 +22,6 @@ use crate::ext::{self, ExtError};
 use crate::lavs_fallback::{self, Control, Field, Layout};
 use serde_json::{Value, json};
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -50,16 +49,18 @@ pub(super) async fn lavs_call(service: &str, endpoint: &str, input: Value) -> Re
 /// host.
 #[derive(Clone, Default)]
 pub(super) struct Streams {
-    live: Rc<RefCell<HashSet<String>>>,
+    /// A handful at most: a list is smaller in the WASM than a set.
+    live: Rc<RefCell<Vec<String>>>,
 }
 
 impl Streams {
     /// Subscribes and calls `push` with each push, until [`Streams::end_all`] or the stream ends.
-    async fn open(&self, service: &str, endpoint: &str, push: impl Fn(Value) + 'static) -> Result<String, ExtError> {
+    /// `push` is boxed: one poll loop in the WASM for every caller, not one per closure type.
+    async fn open(&self, service: &str, endpoint: &str, push: Box<dyn Fn(Value)>) -> Result<String, ExtError> {
         let started =
             host("lavs.subscribe", json!({ "service": service, "endpoint": endpoint, "input": Value::Null })).await?;
         let id = started["subscription_id"].as_str().unwrap_or_default().to_string();
-        self.live.borrow_mut().insert(id.clone());
+        self.live.borrow_mut().push(id.clone());
         let live = self.live.clone();
         let poll_id = id.clone();
         wasm_bindgen_futures::spawn_local(async move {
@@ -76,13 +77,15 @@ impl Streams {
                     break;
                 }
             }
-            live.borrow_mut().remove(&poll_id);
+            live.borrow_mut().retain(|id| id != &poll_id);
         });
         Ok(id)
     }
 
     fn end(&self, id: &str) {
-        if self.live.borrow_mut().remove(id) {
+        let was_live = self.live.borrow().iter().any(|live| live == id);
+        self.live.borrow_mut().retain(|live| live != id);
+        if was_live {
             let id = id.to_string();
             wasm_bindgen_futures::spawn_local(async move {
                 let _ = host("lavs.unsubscribe", json!({ "subscription_id": id })).await;
@@ -259,11 +262,15 @@ async fn render_fallback(service: &str, manifest: &Value, mode: Option<&str>, ta
                 section.append_child(&pushes).ok();
                 let shown = pushes.clone();
                 let opened = streams
-                    .open(service, &id, move |push| {
-                        let li = el("li", "");
-                        li.set_text_content(Some(&lavs_fallback::cell(&push)));
-                        shown.append_child(&li).ok();
-                    })
+                    .open(
+                        service,
+                        &id,
+                        Box::new(move |push| {
+                            let li = el("li", "");
+                            li.set_text_content(Some(&lavs_fallback::cell(&push)));
+                            shown.append_child(&li).ok();
+                        }),
+                    )
                     .await;
                 if let Err(error) = opened {
                     section.append_child(&text_el("p", "error", &error.to_string())).ok();
@@ -501,10 +508,14 @@ async fn answer_frame(window: &web_sys::Window, service: &str, manifest: &Value,
             let pushes_to = window.clone();
             let push_id = id.clone();
             streams
-                .open(service, &endpoint, move |data| {
-                    let _ = pushes_to
-                        .post_message(&ext::to_js(&json!({ "lavs": "data", "id": push_id, "data": data })), "*");
-                })
+                .open(
+                    service,
+                    &endpoint,
+                    Box::new(move |data| {
+                        let message = json!({ "lavs": "data", "id": push_id, "data": data });
+                        let _ = pushes_to.post_message(&ext::to_js(&message), "*");
+                    }),
+                )
                 .await
                 .map(|subscription| json!({ "subscription": subscription }))
         }
@@ -548,10 +559,14 @@ pub(super) async fn toggle_approvals() {
     let redraw = list.clone();
     let streams = APPROVAL_STREAMS.with(|s| s.borrow().clone());
     let opened = streams
-        .open("laika", "approvalUpdates", move |_| {
-            let redraw = redraw.clone();
-            wasm_bindgen_futures::spawn_local(async move { draw_approvals(&redraw).await });
-        })
+        .open(
+            "laika",
+            "approvalUpdates",
+            Box::new(move |_| {
+                let redraw = redraw.clone();
+                wasm_bindgen_futures::spawn_local(async move { draw_approvals(&redraw).await });
+            }),
+        )
         .await;
     if let Err(error) = opened {
         panel.append_child(&text_el("p", "error", &error.to_string())).ok();
