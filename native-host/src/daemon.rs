@@ -249,6 +249,9 @@ async fn serve(dir: &Path, config: &Config, args: &DaemonArgs) -> Result<()> {
                 break;
             }
             _ = tick.tick() => {
+                // A closed sidecar never unsubscribes: its subscriptions (and their handlers'
+                // processes) end once unpolled for a while.
+                host.lavs_subscriptions.sweep();
                 // Its directory removed (a test's, a reset): nobody can reach this daemon again.
                 if !socket_path.exists() {
                     eprintln!("laika-host daemon {}: {} was removed; stopping", info.pid, socket_path.display());

@@ -4,8 +4,8 @@
 //! one; a subscription's pushes therefore wait here in a queue, and the sidecar collects them with
 //! `lavs.poll` (which waits up to `wait_ms` for the first one). `lavs.subscribe` starts the stream
 //! ([`laika_lavs::Runtime::subscribe`], audited as the caller `sidecar`), `lavs.unsubscribe`
-//! ends it, and a subscription nobody polled for [`IDLE`] is ended too (a closed sidecar never
-//! says goodbye). Each push is delivered once, in order.
+//! ends it, and a subscription nobody polled for [`IDLE`] is ended too by [`Subscriptions::sweep`]
+//! (a closed sidecar never says goodbye). Each push is delivered once, in order.
 
 use crate::transport::HostError;
 use serde_json::{Value, json};
@@ -59,8 +59,8 @@ impl Subscriptions {
             .subscribe(service, endpoint, input, "sidecar")
             .map_err(|e| HostError::new("LAVS_ERROR", serde_json::to_string(&e).unwrap_or_default()))?;
         let id = crate::prompt::new_id();
+        self.sweep();
         let mut open = self.open();
-        open.retain(|_, o| o.last_poll.elapsed() < IDLE);
         while open.len() >= OPEN_MAX {
             let Some(oldest) = open.iter().min_by_key(|(_, o)| o.last_poll).map(|(id, _)| id.clone()) else { break };
             open.remove(&oldest);
@@ -110,9 +110,41 @@ impl Subscriptions {
         Ok(json!({ "events": events, "closed": closed }))
     }
 
+    /// Ends the subscriptions nobody polled for [`IDLE`] (the daemon calls this every second).
+    pub fn sweep(&self) {
+        self.sweep_idle(IDLE);
+    }
+
+    fn sweep_idle(&self, idle: Duration) {
+        self.open().retain(|_, o| o.last_poll.elapsed() < idle);
+    }
+
     /// Ends a subscription (its handler is stopped when the stream is dropped).
     pub fn unsubscribe(&self, id: &str) -> Result<Value, HostError> {
         let removed = self.open().remove(id).ok_or_else(|| not_found(id))?;
         Ok(json!({ "unsubscribed": true, "service": removed.service, "endpoint": removed.endpoint }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unpolled_subscription_is_ended_and_its_stream_dropped() {
+        let dir = std::env::temp_dir().join(format!("laika-subscriptions-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let host = crate::host::Host::open(&dir).expect("host");
+        let runtime = host.lavs.clone().expect("LAVS runtime");
+        let started = host.lavs_subscriptions.subscribe(&runtime, "laika", "approvalUpdates", None).unwrap();
+        let id = started["subscription_id"].as_str().unwrap().to_string();
+        assert_eq!(host.lavs_subscriptions.poll(&id, Duration::ZERO).await.unwrap()["closed"], false);
+        host.lavs_subscriptions.sweep();
+        assert!(host.lavs_subscriptions.poll(&id, Duration::ZERO).await.is_ok(), "just polled: kept");
+        host.lavs_subscriptions.sweep_idle(Duration::ZERO);
+        let gone = host.lavs_subscriptions.poll(&id, Duration::ZERO).await.unwrap_err();
+        assert_eq!(gone.code, "LAVS_SUBSCRIPTION_UNKNOWN");
+        drop(host);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
