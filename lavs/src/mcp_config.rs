@@ -58,7 +58,14 @@ fn parse(raw: Value) -> Result<BTreeMap<String, McpServer>, LavsError> {
         LavsError::titled(error::INVALID_REQUEST, format!("{MCP_CONFIG_FILE} {field}: {what}"))
             .with_data(serde_json::json!({ "file": MCP_CONFIG_FILE, "field": field }))
     };
-    if let Some(error) = format_validator().iter_errors(&raw).next() {
+    // The deepest error names the field best, and picking it keeps the answer the same whatever
+    // order the validator meets the schema's keywords in (serde_json's key order differs between
+    // builds).
+    let deepest = format_validator().iter_errors(&raw).max_by_key(|e| {
+        let path = e.instance_path().to_string();
+        (path.matches('/').count(), std::cmp::Reverse(path))
+    });
+    if let Some(error) = deepest {
         let field = error.instance_path().to_string();
         return Err(invalid(if field.is_empty() { "/" } else { &field }, &error.to_string()));
     }
