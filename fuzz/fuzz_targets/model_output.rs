@@ -2,8 +2,8 @@
 //! crash, hang or panic.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use laika_shared::parse::{parse_model_output, parse_planner_lenient};
+use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -2,8 +2,8 @@
 //! allowed link schemes.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use laika_shared::render::{is_allowed_href, sanitize, to_html};
+use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {

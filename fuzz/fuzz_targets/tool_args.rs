@@ -13,7 +13,9 @@
 
 use laika_shared::Code;
 use laika_shared::observation::{Element, FieldKind, Observation};
-use laika_shared::policy::{Capability, PolicyContext, ReasonCode, SiteGrant, Verdict, decide};
+use laika_shared::policy::{
+    Capability, EndpointKind, IntegrationEndpoint, PolicyContext, ReasonCode, SiteGrant, Verdict, decide,
+};
 use laika_shared::tools::{CATALOGUE, NewSource, RawToolCall, ToolCall, spec};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
@@ -234,8 +236,25 @@ fn check_accepted(raw: &RawToolCall, typed: &ToolCall) {
     // The gate on the accepted call.
     static OBSERVATION: std::sync::OnceLock<Observation> = std::sync::OnceLock::new();
     let observation = OBSERVATION.get_or_init(observation);
-    let plain =
-        PolicyContext { page_url: Some("https://shop.example/checkout"), observation: Some(observation), grants: &[] };
+    // One installed service with an endpoint of each kind, so integration.invoke reaches every verdict.
+    static INTEGRATIONS: std::sync::OnceLock<Vec<IntegrationEndpoint>> = std::sync::OnceLock::new();
+    let integrations = INTEGRATIONS.get_or_init(|| {
+        [("list", EndpointKind::Query), ("send", EndpointKind::Mutation), ("watch", EndpointKind::Subscription)]
+            .into_iter()
+            .map(|(endpoint, kind)| IntegrationEndpoint {
+                service: "mail".into(),
+                endpoint: endpoint.into(),
+                kind,
+                network: true,
+            })
+            .collect()
+    });
+    let plain = PolicyContext {
+        page_url: Some("https://shop.example/checkout"),
+        observation: Some(observation),
+        grants: &[],
+        integrations,
+    };
     let decision = decide(typed, &plain);
     assert_eq!(decision, decide(typed, &plain), "the gate is not deterministic");
     if decision.verdict == Verdict::Allow {
@@ -246,6 +265,16 @@ fn check_accepted(raw: &RawToolCall, typed: &ToolCall) {
     }
     if let ToolCall::Select(a) = typed {
         check_field(observation, &a.handle_id, &decision);
+    }
+    if let ToolCall::IntegrationInvoke(a) = typed {
+        let installed = integrations.iter().find(|e| e.service == a.integration && e.endpoint == a.operation);
+        let expected = match installed.map(|e| e.kind) {
+            None => Verdict::Deny,
+            Some(EndpointKind::Query) => Verdict::Allow,
+            Some(EndpointKind::Mutation) => Verdict::Ask,
+            Some(EndpointKind::Subscription) => Verdict::Deny,
+        };
+        assert_eq!(decision.verdict, expected, "{}.{}", a.integration, a.operation);
     }
     if let ToolCall::Navigate(a) | ToolCall::OpenTab(a) = typed
         && laika_shared::policy::origin_of(&a.url).is_none()

@@ -18,7 +18,7 @@ use crate::debuglog::DebugLog;
 use crate::engine::{Engine, GenerateRequest, OutputShape, Sampling};
 use crate::ground;
 use crate::history::{ApprovalRecord, History};
-use crate::host_tools::{self, Integration};
+use crate::integrations::{self, Integration};
 use crate::prompt::{self, SUMMARY_DOC_ID, TABS_DOC_ID, TurnRef};
 use crate::summary::check_pair;
 use laika_shared::Violation;
@@ -74,7 +74,7 @@ pub struct AgentDeps {
     pub history: Option<Arc<History>>,
     pub debug: Arc<DebugLog>,
     pub sampling: Sampling,
-    /// The local services' endpoints `integration.invoke` may name ([`crate::host_tools`]).
+    /// The local services' endpoints `integration.invoke` may name ([`crate::integrations`]).
     pub integrations: Vec<Integration>,
 }
 
@@ -164,10 +164,10 @@ fn plan_ask(
         // chooses among the page's ranked actions only (it cannot write a service's payload).
         let mut schema = prompt::planner_schema_ranked(&handles, candidates);
         if let Some(any_of) = schema.pointer_mut("/properties/tool_calls/items/anyOf").and_then(Value::as_array_mut) {
-            any_of.extend(host_tools::planner_schemas(integrations));
+            any_of.extend(integrations::planner_schemas(integrations));
         }
         return PlanAsk {
-            system: prompt::planner_system(&host_tools::planner_lines(integrations)),
+            system: prompt::planner_system(&integrations::planner_lines(integrations)),
             user: prompt::user_content(request),
             schema,
             small,
@@ -297,7 +297,7 @@ pub async fn plan(
     let ranked = goal::rank_elements(&input.goal, &input.observation);
     let request = plan_request_ranked(input, &ranked);
     let small = deps.engine.small();
-    let endpoints = host_tools::endpoints(&deps.integrations);
+    let endpoints = integrations::endpoints(&deps.integrations);
     // A goal that only reads the page proposes no page action, whatever the engine.
     let read_only = goal::is_read_only(&input.goal);
     let candidates: Vec<Value> = if read_only {

@@ -54,6 +54,7 @@ pub mod host;
 pub mod host_tools;
 pub mod hub_bench;
 pub mod install;
+pub mod integrations;
 pub mod laika_service;
 pub mod lark;
 pub mod lavs_commands;
