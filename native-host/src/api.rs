@@ -11,7 +11,7 @@
 //! | `render.sanitize` | `{render}` | `{doc, html, dropped}` |
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], read_only, summary_request, repairs}` |
 //! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
-//! | `tool.run` | `{call_id}` | a host-run call (`integration.invoke`) of a planning step, once the gate allows it or its card was approved: the call's result (`{integration, operation, result, replayed}`); `TOOL_CALL_UNKNOWN`, `TOOL_NOT_APPROVED`, a `POLICY_*` deny code, `TOOL_IDEMPOTENCY_CONFLICT`, `LAVS_ERROR` |
+//! | `tool.run` | `{call_id}` | a host-run call (`integration.invoke`) of a planning step, once the gate allows it or its card was approved (the daemon also runs it as soon as the approval comes, from any client; each call runs once and every `tool.run` of it gets that outcome): the call's result (`{integration, operation, result, replayed}`); `TOOL_CALL_UNKNOWN`, `TOOL_NOT_APPROVED`, a `POLICY_*` deny code, `TOOL_IDEMPOTENCY_CONFLICT`, `LAVS_ERROR` |
 //! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}`; `HISTORY_ALREADY_DECIDED` when another client answered first |
 //! | `approval.get` | `{approval_id}` | `{approval}`: `decision` is null while nobody has answered (a card polls this to see an answer given elsewhere) |
 //! | `approval.list` | `{limit?}` | `{approvals}`: those waiting for an answer, oldest first |

@@ -153,6 +153,8 @@ async fn serve(dir: &Path, config: &Config, args: &DaemonArgs) -> Result<()> {
     host.set_served_by_daemon();
     let loading = host.clone();
     tokio::spawn(async move { loading.load_engine().await });
+    // A host-run call (a local service's endpoint) runs once approved, from whichever client.
+    crate::host_tools::run_on_approval(host.clone());
     let hub = Arc::new(Hub::new(open_store(dir)?)?);
     // Laika joins its hub (conversations as channels, approvals any person there may answer);
     // without it browsers are still served.

@@ -17,24 +17,27 @@
 //! What the model may call, and what the planner is told of it, is [`crate::integrations`].
 
 use crate::history::History;
-use crate::host::Host;
+use crate::host::{Host, HostEvent};
 use crate::integrations::{self, Integration, endpoints};
 use crate::transport::HostError;
 use laika_shared::policy::{self, EndpointKind, PolicyContext, Verdict};
 use laika_shared::tools::{Executor, IntegrationInvokeArgs, RawToolCall, ToolCall};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Host-run calls kept for `tool.run`; the oldest are forgotten past this (a call proposed that
 /// long ago is proposed again rather than run from a stale card).
 const CALLS_KEPT: usize = 256;
 
-/// A host-run call as the gate decided it, waiting for `tool.run`.
+/// A host-run call as the gate decided it, and, once it ran, what it answered: every later
+/// `tool.run` of it (the card, and the host itself when the approval came from elsewhere) gets
+/// that same outcome, and it runs once however many ask at the same moment.
 #[derive(Clone, Debug)]
 struct Pending {
     call: ToolCall,
     approval_id: Option<String>,
+    outcome: Arc<tokio::sync::OnceCell<Result<Value, HostError>>>,
 }
 
 /// The host-run calls of recent planning steps, by call id.
@@ -50,7 +53,7 @@ impl HostCalls {
             return;
         }
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        calls.push_back((call_id.to_string(), Pending { call, approval_id }));
+        calls.push_back((call_id.to_string(), Pending { call, approval_id, outcome: Default::default() }));
         while calls.len() > CALLS_KEPT {
             calls.pop_front();
         }
@@ -61,13 +64,41 @@ impl HostCalls {
         calls.iter().find(|(id, _)| id == call_id).map(|(_, p)| p.clone())
     }
 
-    /// Forgets a call; false when it was not kept (another `tool.run` took it first).
-    fn take(&self, call_id: &str) -> bool {
-        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        let before = calls.len();
-        calls.retain(|(id, _)| id != call_id);
-        calls.len() < before
+    /// The kept call an approval was asked for, if it has not run yet.
+    fn waiting_on(&self, approval_id: &str) -> Option<String> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls
+            .iter()
+            .find(|(_, p)| p.approval_id.as_deref() == Some(approval_id) && p.outcome.get().is_none())
+            .map(|(id, _)| id.clone())
     }
+}
+
+/// Runs a host-run call as soon as its approval is answered yes, wherever it was answered (the
+/// sidecar's card, the Approvals panel, `laika-host approvals`, the Lark bus): the card that
+/// asked may have been closed since. A card still open asks `tool.run` too and gets the same
+/// outcome. The daemon starts this once.
+pub fn run_on_approval(host: Arc<Host>) -> tokio::task::JoinHandle<()> {
+    let mut events = host.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let approval = match events.recv().await {
+                Ok(HostEvent::ApprovalDecided { approval, .. }) => approval,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            if !matches!(approval.decision.as_deref(), Some("approve" | "always_on_site")) {
+                continue;
+            }
+            let Some(call_id) = host.host_calls.waiting_on(&approval.id) else { continue };
+            let host = host.clone();
+            tokio::spawn(async move {
+                if let Err(error) = run(&host, &call_id).await {
+                    tracing::warn!(code = error.code, "an approved host-run call failed: {}", error.message);
+                }
+            });
+        }
+    })
 }
 
 /// Keeps a planning reply's host-run calls (`tool_calls[]` with their ids) for `tool.run`.
@@ -93,9 +124,12 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
     let pending = host.host_calls.get(call_id).ok_or_else(|| {
         HostError::new(
             "TOOL_CALL_UNKNOWN",
-            format!("no host-run call {call_id:?} is waiting: it already ran, was never proposed here, or the host restarted since; ask again"),
+            format!("no host-run call {call_id:?} is kept: it was never proposed here, or the host restarted since; ask again"),
         )
     })?;
+    if let Some(outcome) = pending.outcome.get() {
+        return outcome.clone();
+    }
     let installed = integrations(host);
     let endpoints = endpoints(&installed);
     let grants = host.history.grants().map_err(|e| HostError::new(e.code, e.message))?;
@@ -122,21 +156,21 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
         }
         Verdict::Allow => {}
     }
-    if !host.host_calls.take(call_id) {
-        return Err(HostError::new("TOOL_CALL_UNKNOWN", format!("call {call_id:?} already ran")));
-    }
-    match &pending.call {
-        ToolCall::IntegrationInvoke(args) => {
-            let mutation = endpoints.iter().any(|e| {
-                e.service == args.integration && e.endpoint == args.operation && e.kind == EndpointKind::Mutation
-            });
-            invoke(host, args, mutation).await
+    let execute = || async {
+        match &pending.call {
+            ToolCall::IntegrationInvoke(args) => {
+                let mutation = endpoints.iter().any(|e| {
+                    e.service == args.integration && e.endpoint == args.operation && e.kind == EndpointKind::Mutation
+                });
+                invoke(host, args, mutation).await
+            }
+            other => Err(HostError::new(
+                "TOOL_NO_EXECUTOR",
+                format!("{} has no executor in this version of Laika; nothing was run", other.name()),
+            )),
         }
-        other => Err(HostError::new(
-            "TOOL_NO_EXECUTOR",
-            format!("{} has no executor in this version of Laika; nothing was run", other.name()),
-        )),
-    }
+    };
+    pending.outcome.get_or_init(execute).await.clone()
 }
 
 /// Guards keyed mutations: two calls with one key never both reach the service.
@@ -299,7 +333,9 @@ mod tests {
         let done = run(&host, save_id).await.expect("runs once approved");
         assert_eq!(done["replayed"], false);
         assert_eq!(notes(&host), "Meeting moved to Friday\n");
-        assert_eq!(run(&host, save_id).await.expect_err("ran already").code, "TOOL_CALL_UNKNOWN");
+        // Asked again (the card and the host at once, say): the same answer, not a second run.
+        assert_eq!(run(&host, save_id).await.expect("the outcome is kept"), done);
+        assert_eq!(notes(&host), "Meeting moved to Friday\n");
         assert_eq!(run(&host, "never-proposed").await.expect_err("unknown").code, "TOOL_CALL_UNKNOWN");
 
         // Every call reached the audit log as the agent's.
@@ -307,6 +343,34 @@ mod tests {
             .and_then(|c| c.query_row("SELECT COUNT(*) FROM calls WHERE caller = 'laika-agent'", [], |r| r.get(0)))
             .expect("audit log");
         assert_eq!(audited, 2);
+    }
+
+    #[tokio::test]
+    async fn a_call_approved_elsewhere_runs_without_its_card() {
+        let (_dir, host) = host_with_notes("elsewhere");
+        let runner = run_on_approval(host.clone());
+        let (reply, _) = plan(&host, json!([save("Approved from the panel", "note-0004")])).await;
+        let saved = call_named(&reply, "saveNote");
+        // Answered through the laika service's path (the Approvals panel, the CLI, the bus).
+        crate::api::decide_approval(&host, saved["approval_id"].as_str().unwrap(), "approve").expect("approved");
+        let mut waited = 0;
+        while notes(&host).is_empty() && waited < 100 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            waited += 1;
+        }
+        assert_eq!(notes(&host), "Approved from the panel\n", "ran on the approval alone");
+        // The card, asking afterwards, gets what the run answered.
+        let late = run(&host, saved["id"].as_str().unwrap()).await.expect("kept outcome");
+        assert_eq!(late["operation"], "saveNote");
+        assert_eq!(notes(&host), "Approved from the panel\n");
+        // A denial runs nothing.
+        let (reply, _) = plan(&host, json!([save("Never", "note-0005")])).await;
+        let refused = call_named(&reply, "saveNote");
+        crate::api::decide_approval(&host, refused["approval_id"].as_str().unwrap(), "deny").unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert_eq!(notes(&host), "Approved from the panel\n");
+        assert_eq!(run(&host, refused["id"].as_str().unwrap()).await.unwrap_err().code, "TOOL_NOT_APPROVED");
+        runner.abort();
     }
 
     #[tokio::test]
