@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{bench, cli, daemon, init_logging, install, lark, lavs_commands, proxy};
+use laika_host::{bench, cli, daemon, init_logging, install, lark, lavs_commands, librarian_commands, proxy};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -86,6 +86,9 @@ enum Command {
     /// LAVS local services: add DIR, list, remove NAME (served by the daemon on its port).
     #[command(subcommand)]
     Lavs(lavs_commands::LavsCommand),
+    /// The Librarian's wire format: `parse FILE|-` checks a response and prints it as JSON.
+    #[command(subcommand)]
+    Librarian(librarian_commands::LibrarianCommand),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -294,6 +297,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Daemon(args) => daemon::run(args),
         Command::Lark(command) => lark::lark(command),
         Command::Lavs(command) => lavs_commands::run(command),
+        Command::Librarian(command) => librarian_commands::run(command),
         Command::Bench(args) => bench::run(args),
     }
 }

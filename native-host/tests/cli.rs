@@ -81,3 +81,28 @@ fn bad_input_is_a_clear_error_not_a_crash() {
     assert_eq!(code, 2);
     assert!(stderr.contains("LLMCP_NO_JSON_OBJECT"), "{stderr}");
 }
+
+#[test]
+fn librarian_parse_prints_the_response_or_its_code_and_diagnostics() {
+    let response = "Sure.\r\n<librarian_response>\r\n<request_id>req_01</request_id>\r\n<status>ok</status>\r\n<summary>One runbook.</summary>\r\n<operations>\r\n<operation>\r\n<operation_id>op_1</operation_id>\r\n<kind>retag_note</kind>\r\n<target_note_id>note_18</target_note_id>\r\n<title>Outage notes</title>\r\n<body_markdown>- lag > 30 s & <b>replica</b></body_markdown>\r\n<reason>Database topic.</reason>\r\n<confidence>0.7</confidence>\r\n</operation>\r\n</operations>\r\n<warnings></warnings>\r\n</librarian_response>\r\n";
+    let (status, stdout, stderr) = host(&["librarian", "parse", "-"], response);
+    assert_eq!(status, 0, "{stderr}");
+    let parsed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(parsed["operations"][0]["kind"], "retag_note");
+    assert_eq!(parsed["operations"][0]["target"]["note_id"], "note_18");
+    assert_eq!(parsed["operations"][0]["body_markdown"], "- lag > 30 s & <b>replica</b>");
+
+    let (status, stdout, stderr) = host(&["librarian", "parse", "-", "--fallback-only"], response);
+    assert_eq!((status, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.starts_with("LIBRARIAN_PARSE_FAILED\n- librarian_response/operations/operation[1]/kind"),
+        "{stderr}"
+    );
+    let (status, _, stderr) = host(&["librarian", "parse", "-", "--max-operations", "0"], response);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("1 operations; at most 0"), "{stderr}");
+    let (status, _, stderr) =
+        host(&["librarian", "parse", "-", "--strict"], &response.replace("<summary>", "<notes>x</notes><summary>"));
+    assert_eq!(status, 2);
+    assert!(stderr.starts_with("LIBRARIAN_PROTOCOL_INVALID"), "{stderr}");
+}

@@ -16,6 +16,7 @@
 //!   a page's CSP keeps WASM out of the content script.
 //! - [`grounding`]: sentences, key points, retrieval, the loop guard and the support check
 //!   that every model sentence passes before it is shown.
+//! - [`librarian`]: the Librarian's `xml_attrless` request writer and response parser.
 //! - [`calc`] and [`money`]: `app.calculate` and `app.money_calculate`, pure computation that
 //!   runs in trusted code.
 
@@ -26,6 +27,7 @@ pub mod goal;
 pub mod grounding;
 #[cfg(feature = "html")]
 pub mod html;
+pub mod librarian;
 pub mod markdown;
 pub mod money;
 pub mod observation;
