@@ -164,6 +164,27 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
                 });
                 invoke(host, args, mutation).await
             }
+            // The pure computations of laika-shared, reported like any tool result.
+            ToolCall::Calculate(args) => laika_shared::calc::calculate(&args.expression, args.precision)
+                .map(
+                    |c| json!({ "result": c.result, "formatted": c.formatted.unwrap_or_else(|| c.result.to_string()) }),
+                )
+                .map_err(|e| HostError::new(e.code(), e.to_string())),
+            ToolCall::MoneyCalculate(args) => laika_shared::money::money_calculate(
+                &args.expression,
+                &args.currency,
+                args.rounding.unwrap_or_default(),
+            )
+            .map(|m| {
+                json!({
+                    "result": m.amount,
+                    "formatted": format!("{} {}", m.amount, m.currency),
+                    "amount_minor": m.amount_minor,
+                    "currency": m.currency,
+                    "rounding": m.rounding,
+                })
+            })
+            .map_err(|e| HostError::new(e.code(), e.to_string())),
             other => Err(HostError::new(
                 "TOOL_NO_EXECUTOR",
                 format!("{} has no executor in this version of Laika; nothing was run", other.name()),
@@ -371,6 +392,33 @@ mod tests {
         assert_eq!(notes(&host), "Approved from the panel\n");
         assert_eq!(run(&host, refused["id"].as_str().unwrap()).await.unwrap_err().code, "TOOL_NOT_APPROVED");
         runner.abort();
+    }
+
+    #[tokio::test]
+    async fn calculations_run_in_the_host_and_say_what_is_wrong_with_an_expression() {
+        let (_dir, host) = host_with_notes("calculate");
+        let calls = json!([
+            { "name": "app.calculate", "arguments": { "expression": "2 * (3 + 4) / 3", "precision": 2 } },
+            { "name": "app.money_calculate", "arguments": { "expression": "19.99 * 3 - 0.005", "currency": "usd" } },
+            { "name": "app.calculate", "arguments": { "expression": "1 / (2 - 2)" } },
+            { "name": "app.money_calculate", "arguments": { "expression": "10", "currency": "ZZZ" } },
+        ]);
+        let (reply, _) = plan(&host, calls).await;
+        let ran: Vec<Result<Value, HostError>> = {
+            let mut out = Vec::new();
+            for call in reply["tool_calls"].as_array().unwrap() {
+                assert_eq!(call["decision"]["verdict"], "allow", "pure computation runs without asking: {call}");
+                out.push(run(&host, call["id"].as_str().unwrap()).await);
+            }
+            out
+        };
+        let ok = |i: usize| ran[i].clone().unwrap_or_else(|e| panic!("{i}: {e:?}"));
+        assert_eq!((ok(0)["result"].as_f64().unwrap() * 100.0).round(), 467.0);
+        assert_eq!(ok(0)["formatted"], "4.67");
+        assert_eq!((ok(1)["result"].clone(), ok(1)["formatted"].clone()), (json!("59.96"), json!("59.96 USD")));
+        assert_eq!(ok(1)["amount_minor"], 5996);
+        assert_eq!(ran[2].clone().unwrap_err().code, "CALC_DIVIDE_BY_ZERO");
+        assert!(ran[3].clone().unwrap_err().code.starts_with("MONEY_"), "{:?}", ran[3]);
     }
 
     #[tokio::test]

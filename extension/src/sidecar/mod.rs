@@ -947,6 +947,10 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
         }
         Ok(result) => {
             step.append_child(&text_el("p", "done", &format!("Done: {name}."))).ok();
+            // A calculation's answer (app.calculate, app.money_calculate).
+            if let Some(formatted) = result["formatted"].as_str() {
+                step.append_child(&text_el("p", "value", &format!("= {formatted}"))).ok();
+            }
             (true, result.clone(), Value::Null)
         }
         Err(error) => {
