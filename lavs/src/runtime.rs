@@ -184,16 +184,19 @@ impl Runtime {
         Ok(true)
     }
 
-    pub fn list(&self) -> Vec<Listed> {
+    /// Every service served: the built-in ones, then the installed ones by name.
+    pub fn services(&self) -> Vec<Arc<Service>> {
         let mut names: Vec<String> = std::fs::read_dir(&self.root)
             .map(|entries| entries.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
             .unwrap_or_default();
         names.sort();
         let builtins: Vec<Arc<Service>> =
             self.builtins.read().unwrap_or_else(|e| e.into_inner()).values().map(|(s, _)| s.clone()).collect();
-        let services: Vec<Arc<Service>> =
-            builtins.into_iter().chain(names.iter().filter_map(|name| self.service(name))).collect();
-        services
+        builtins.into_iter().chain(names.iter().filter_map(|name| self.service(name))).collect()
+    }
+
+    pub fn list(&self) -> Vec<Listed> {
+        self.services()
             .iter()
             .map(|s| {
                 let mut unenforced = Vec::new();

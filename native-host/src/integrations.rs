@@ -26,8 +26,7 @@ pub struct Integration {
 /// The endpoints of the installed services, built-in ones left out.
 pub fn installed(runtime: &laika_lavs::Runtime) -> Vec<Integration> {
     let mut out = Vec::new();
-    for listed in runtime.list() {
-        let Some(service) = runtime.service(&listed.name) else { continue };
+    for service in runtime.services() {
         for compiled in &service.endpoints {
             let endpoint = &compiled.endpoint;
             if matches!(endpoint.handler, Handler::Builtin {}) {
@@ -43,7 +42,7 @@ pub fn installed(runtime: &laika_lavs::Runtime) -> Vec<Integration> {
             };
             out.push(Integration {
                 endpoint: IntegrationEndpoint {
-                    service: listed.name.clone(),
+                    service: service.manifest.name.clone(),
                     endpoint: endpoint.id.clone(),
                     kind,
                     network,

@@ -81,6 +81,17 @@ fn observation(page: &str, url: &str) -> Value {
 }
 
 /// Polls a summary job to the end, checking the stream only ever grows.
+/// The observation's first link with a caption worth clicking by name.
+fn first_link(observation: &Value) -> Value {
+    observation["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["role"] == "link" && e["text"].as_str().is_some_and(|t| t.len() > 3))
+        .unwrap()
+        .clone()
+}
+
 fn follow(host: &mut Host, job: &str) -> (String, Value) {
     let mut text = String::new();
     for _ in 0..2_000 {
@@ -203,13 +214,7 @@ fn plans_are_gated_and_approvals_and_site_grants_persist() {
 
     // A click asks; the user allows it on the whole site; the next click there is allowed.
     let link = observation("article.html", "https://news.example.com/otters");
-    let target = link["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["role"] == "link" && e["text"].as_str().is_some_and(|t| t.len() > 3))
-        .unwrap()
-        .clone();
+    let target = first_link(&link);
     let goal = format!("click {}", target["text"].as_str().unwrap());
     let plan = host.ok("plan", json!({ "goal": goal, "observation": link }));
     let call = &plan["tool_calls"][0];
@@ -341,13 +346,7 @@ fn the_sidecar_subscribes_to_approvals_over_native_messaging_and_gets_each_push_
 
     // A planned click asks: the subscription gets the question, then the answer.
     let link = observation("article.html", "https://news.example.com/otters");
-    let target = link["elements"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["role"] == "link" && e["text"].as_str().is_some_and(|t| t.len() > 3))
-        .unwrap()
-        .clone();
+    let target = first_link(&link);
     let plan =
         host.ok("plan", json!({ "goal": format!("click {}", target["text"].as_str().unwrap()), "observation": link }));
     let approval = plan["tool_calls"][0]["approval_id"].as_str().expect("the click asks").to_string();

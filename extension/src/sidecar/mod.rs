@@ -305,13 +305,14 @@ fn build_skeleton() -> Result<(), JsValue> {
     status.set_id("status");
     status.set_attribute("role", "status")?;
     header.append_child(&status)?;
-    let history_toggle = button("History", "ghost");
-    history_toggle.set_id("history-toggle");
-    history_toggle.set_attribute("aria-expanded", "false")?;
-    history_toggle.set_attribute("aria-controls", "history")?;
-    header.append_child(&history_toggle)?;
-    let mut panel_toggles = vec![(history_toggle.clone(), "history")];
-    for (label, id) in [("Approvals", "approvals"), ("Services", "services")] {
+    // The header's panels: (button, id, the panel's accessible name).
+    const PANELS: [(&str, &str, &str); 3] = [
+        ("History", "history", "History"),
+        ("Approvals", "approvals", "Approvals"),
+        ("Services", "services", "Local services"),
+    ];
+    let mut panel_toggles = Vec::new();
+    for (label, id, _) in PANELS {
         let toggle = button(label, "ghost");
         toggle.set_id(&format!("{id}-toggle"));
         toggle.set_attribute("aria-expanded", "false")?;
@@ -330,12 +331,7 @@ fn build_skeleton() -> Result<(), JsValue> {
     }
     body.append_child(&header)?;
 
-    let history = el("section", "history");
-    history.set_id("history");
-    history.set_attribute("aria-label", "History")?;
-    history.set_attribute("hidden", "")?;
-    body.append_child(&history)?;
-    for (id, label) in [("approvals", "Approvals"), ("services", "Local services")] {
+    for (_, id, label) in PANELS {
         let panel = el("section", id);
         panel.set_id(id);
         panel.set_attribute("aria-label", label)?;
