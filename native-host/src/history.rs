@@ -23,7 +23,6 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
 
 /// The format tag of [`History::export`] output.
 pub const EXPORT_FORMAT: &str = "laika.history.v1";
@@ -34,8 +33,6 @@ const TITLE_MAX_CHARS: usize = 120;
 const PREVIEW_MAX_CHARS: usize = 280;
 /// What replaces a form value in a stored tool call.
 const REDACTED: &str = "[redacted]";
-/// How long a writer waits for another connection (another host process) to finish.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Schema migrations; applying `MIGRATIONS[v]` takes the file from `user_version` v to v + 1.
 ///
@@ -269,17 +266,14 @@ impl History {
     }
 
     fn setup(mut conn: Connection, policy: StoragePolicy) -> Result<History, HistoryError> {
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        // WAL lets readers (a second host process, a debugging sqlite3 shell) work while a turn is
-        // written; in WAL mode only synchronous=FULL syncs the log on every commit, which is what
-        // makes a committed turn survive a power cut rather than just a crash.
-        let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
-            tracing::warn!(journal_mode = %mode, "history: the file system refused WAL mode");
-        }
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.pragma_update(None, "foreign_keys", true)?;
-        migrate(&mut conn)?;
+        crate::sqlite::setup(&conn, "history")?;
+        crate::sqlite::migrate(&mut conn, MIGRATIONS).map_err(|e| match e {
+            crate::sqlite::MigrateError::TooNew { found, known } => HistoryError::new(
+                HistoryError::SCHEMA_TOO_NEW,
+                format!("the history file has schema version {found}; this Laika knows up to {known}"),
+            ),
+            crate::sqlite::MigrateError::Sql(e) => e.into(),
+        })?;
         Ok(History { conn: Mutex::new(conn), policy })
     }
 
@@ -639,31 +633,6 @@ impl History {
     }
 }
 
-/// Brings the schema to [`SCHEMA_VERSION`], one migration per transaction. The version is read
-/// inside each write transaction, so two host processes opening the file at once cannot both
-/// apply the same migration.
-fn migrate(conn: &mut Connection) -> Result<(), HistoryError> {
-    loop {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version > SCHEMA_VERSION {
-            return Err(HistoryError::new(
-                HistoryError::SCHEMA_TOO_NEW,
-                format!("the history file has schema version {version}; this Laika knows up to {SCHEMA_VERSION}"),
-            ));
-        }
-        let Some(migration) = usize::try_from(version).ok().and_then(|v| MIGRATIONS.get(v)) else {
-            // Up to date (a negative user_version, never written by Laika, falls through to here
-            // too and is left alone rather than migrated blindly).
-            return Ok(());
-        };
-        tx.execute_batch(migration)?;
-        // user_version lives in the database header, which is part of the transaction.
-        tx.pragma_update(None, "user_version", version + 1)?;
-        tx.commit()?;
-    }
-}
-
 const SUMMARY_SELECT: &str = "SELECT c.id, c.created_at, c.updated_at, c.title, c.url,
     (SELECT COUNT(DISTINCT m.turn) FROM messages m WHERE m.conversation_id = c.id)
     FROM conversations c";
@@ -983,7 +952,7 @@ pub fn canonical_sha256(value: &Value) -> String {
     sha256_hex(out.as_bytes())
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     Sha256::digest(bytes).iter().fold(String::with_capacity(64), |mut hex, b| {
         let _ = write!(hex, "{b:02x}");
@@ -991,20 +960,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
     })
 }
 
-/// Now, RFC 3339 in UTC with milliseconds (`2026-01-24T12:34:56.789Z`), like packet timestamps.
-fn now_rfc3339() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
-}
+use crate::sqlite::now_rfc3339;
 
 #[cfg(test)]
 mod tests {

@@ -61,12 +61,14 @@ pub mod lavs_commands;
 pub mod lavs_subscriptions;
 pub mod librarian_commands;
 pub mod models;
+pub mod notebook;
 pub mod plan_suite;
 pub mod prompt;
 #[cfg(unix)]
 pub mod proxy;
 pub mod quality;
 pub mod service;
+pub mod sqlite;
 pub mod summary;
 pub mod transport;
 

@@ -229,11 +229,28 @@ pub async fn install_from_hf(
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
+    /// A scratch directory removed when the test ends, pass or fail (the wheel test's holds a
+    /// 94 MB model: left behind, a few dozen runs fill the disk).
+    struct TempDir(PathBuf);
+
+    impl std::ops::Deref for TempDir {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn temp_dir(name: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!("laika-models-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        TempDir(dir)
     }
 
     #[test]
