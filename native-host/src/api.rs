@@ -276,7 +276,7 @@ impl HostApi {
                 .map(|outcome| outcome.reply)
                 .map_err(|(code, message)| HostError::new(code, message))?;
             host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
-            crate::host_tools::remember_reply(&host, &reply);
+            crate::host_tools::remember_reply(&host, &reply, &input.turn.conversation_id);
             // Every call the gate asked about, for whoever else may answer it (the Lark bus).
             let asked = reply["tool_calls"].as_array().into_iter().flatten().filter_map(|c| c["approval_id"].as_str());
             for id in asked {

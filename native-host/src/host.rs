@@ -72,6 +72,9 @@ pub struct Config {
     /// loaded meanwhile, so the next summary does not wait for it. `LAIKA_DAEMON_IDLE_SECS`
     /// overrides it (tests use a few seconds).
     pub daemon_idle_exit_secs: u64,
+    /// Where `artifact.share` writes files; empty: the user's Downloads folder (or
+    /// `<data dir>/exports` on a system without one).
+    pub export_dir: String,
 }
 
 impl Default for Config {
@@ -96,6 +99,7 @@ impl Default for Config {
             constrain_bullets: true,
             daemon_port: DEFAULT_DAEMON_PORT,
             daemon_idle_exit_secs: 30 * 60,
+            export_dir: String::new(),
         }
     }
 }
@@ -232,6 +236,8 @@ pub struct Host {
     pub data_dir: PathBuf,
     pub config: Mutex<Config>,
     pub history: Arc<History>,
+    /// The user's notes (`notebook.sqlite3`): saved artifacts and the Librarian's work.
+    pub notebook: Arc<crate::notebook::Notebook>,
     pub debug: Arc<DebugLog>,
     engine: RwLock<Option<Arc<dyn Engine>>>,
     status: RwLock<EngineStatus>,
@@ -265,8 +271,11 @@ impl Host {
                 data_dir.display()
             );
         }
+        let notebook =
+            crate::notebook::Notebook::open(&data_dir.join("notebook.sqlite3")).map_err(|e| anyhow::anyhow!("{e}"))?;
         let status = EngineStatus::loading(config.engine);
         let host = Arc::new(Host {
+            notebook: Arc::new(notebook),
             data_dir: data_dir.to_path_buf(),
             debug: Arc::new(DebugLog::from_env(data_dir)),
             config: Mutex::new(config),

@@ -19,11 +19,15 @@
 use crate::history::History;
 use crate::host::{Host, HostEvent};
 use crate::integrations::{self, Integration, endpoints};
+use crate::notebook::{self, NoteSource};
 use crate::transport::HostError;
 use laika_shared::policy::{self, EndpointKind, PolicyContext, Verdict};
-use laika_shared::tools::{Executor, IntegrationInvokeArgs, RawToolCall, ToolCall};
+use laika_shared::tools::{
+    ArtifactShareArgs, Executor, IntegrationInvokeArgs, OpenTarget, RawToolCall, ShareFormat, ShareTarget, ToolCall,
+};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Host-run calls kept for `tool.run`; the oldest are forgotten past this (a call proposed that
@@ -37,6 +41,8 @@ const CALLS_KEPT: usize = 256;
 struct Pending {
     call: ToolCall,
     approval_id: Option<String>,
+    /// The conversation that proposed it (whose page a saved artifact came from).
+    conversation_id: Option<String>,
     outcome: Arc<tokio::sync::OnceCell<Result<Value, HostError>>>,
 }
 
@@ -48,12 +54,21 @@ pub struct HostCalls {
 
 impl HostCalls {
     /// Keeps a gated call for `tool.run`. Calls other tools run elsewhere are not kept.
-    pub fn remember(&self, call_id: &str, call: ToolCall, approval_id: Option<String>) {
+    pub fn remember(
+        &self,
+        call_id: &str,
+        call: ToolCall,
+        approval_id: Option<String>,
+        conversation_id: Option<String>,
+    ) {
         if call.spec().executor != Executor::Host {
             return;
         }
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        calls.push_back((call_id.to_string(), Pending { call, approval_id, outcome: Default::default() }));
+        calls.push_back((
+            call_id.to_string(),
+            Pending { call, approval_id, conversation_id, outcome: Default::default() },
+        ));
         while calls.len() > CALLS_KEPT {
             calls.pop_front();
         }
@@ -102,14 +117,15 @@ pub fn run_on_approval(host: Arc<Host>) -> tokio::task::JoinHandle<()> {
 }
 
 /// Keeps a planning reply's host-run calls (`tool_calls[]` with their ids) for `tool.run`.
-pub fn remember_reply(host: &Host, reply: &Value) {
+pub fn remember_reply(host: &Host, reply: &Value, conversation_id: &str) {
     for call in reply["tool_calls"].as_array().into_iter().flatten() {
         let raw = RawToolCall {
             name: call["name"].as_str().unwrap_or_default().to_string(),
             arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
         };
         if let (Ok(typed), Some(id)) = (raw.to_typed(), call["id"].as_str()) {
-            host.host_calls.remember(id, typed, call["approval_id"].as_str().map(str::to_string));
+            let approval = call["approval_id"].as_str().map(str::to_string);
+            host.host_calls.remember(id, typed, approval, Some(conversation_id.to_string()));
         }
     }
 }
@@ -185,6 +201,40 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
                 })
             })
             .map_err(|e| HostError::new(e.code(), e.to_string())),
+            ToolCall::ArtifactSave(args) => {
+                let sources: Vec<NoteSource> = pending
+                    .conversation_id
+                    .as_deref()
+                    .and_then(|id| host.page(id))
+                    .map(|page| NoteSource {
+                        url: page.url.clone(),
+                        title: Some(page.title.clone()),
+                        citations: vec![],
+                    })
+                    .into_iter()
+                    .collect();
+                let note = notebook::save_artifact(&host.notebook, args, &sources)?;
+                Ok(json!({
+                    "artifactId": note.id,
+                    "title": note.state.title,
+                    "version": note.version,
+                    "redaction": note.redaction,
+                    "message": format!("Saved as {} in your notes.", note.id),
+                }))
+            }
+            ToolCall::ArtifactShare(args) => share(host, args),
+            ToolCall::ArtifactOpen(args) => {
+                let note = host.notebook.live(&args.artifact_id)?;
+                let markdown = notebook::export::to_markdown(&note);
+                Ok(json!({
+                    "artifactId": note.id,
+                    "target": args.target.unwrap_or(OpenTarget::Workspace),
+                    "title": note.state.title,
+                    "doc": laika_shared::markdown::markdown_to_doc(&markdown),
+                    "markdown": markdown,
+                    "message": format!("Opened {}.", note.id),
+                }))
+            }
             other => Err(HostError::new(
                 "TOOL_NO_EXECUTOR",
                 format!("{} has no executor in this version of Laika; nothing was run", other.name()),
@@ -192,6 +242,87 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
         }
     };
     pending.outcome.get_or_init(execute).await.clone()
+}
+
+/// `artifact.share`: the note in the format asked, to a file (the user's Downloads folder, or
+/// `<data dir>/exports` where there is none; never over an existing file) or, as text, to the
+/// clipboard (the sidecar copies `clipboard`).
+fn share(host: &Host, args: &ArtifactShareArgs) -> Result<Value, HostError> {
+    use notebook::export;
+    let note = host.notebook.live(&args.artifact_id)?;
+    let (bytes, extension) = match args.format {
+        ShareFormat::Markdown => (export::to_markdown(&note).into_bytes(), "md"),
+        ShareFormat::Text => (export::to_text(&note).into_bytes(), "txt"),
+        ShareFormat::Json => (export::to_json(&note).into_bytes(), "json"),
+        ShareFormat::Csv => {
+            (export::to_csv(&note).map_err(|e| HostError::new("TOOL_SHARE_FAILED", e.to_string()))?.into_bytes(), "csv")
+        }
+        ShareFormat::Pdf => (export::to_pdf(&note), "pdf"),
+    };
+    match args.target.unwrap_or(ShareTarget::File) {
+        ShareTarget::Clipboard if args.format == ShareFormat::Pdf => Err(HostError::new(
+            "TOOL_SHARE_UNSUPPORTED",
+            "a PDF cannot go to the clipboard; share it to a file, or as markdown or text",
+        )),
+        ShareTarget::Clipboard => Ok(json!({
+            "artifactId": note.id,
+            "clipboard": String::from_utf8_lossy(&bytes),
+            "message": format!("Copied {} to the clipboard.", note.id),
+        })),
+        ShareTarget::ShareSheet => Err(HostError::new(
+            "TOOL_SHARE_UNSUPPORTED",
+            "there is no share sheet on this system; share to a file or the clipboard",
+        )),
+        ShareTarget::File => {
+            let configured = host.config.lock().unwrap_or_else(|e| e.into_inner()).export_dir.clone();
+            let folder = Some(PathBuf::from(configured))
+                .filter(|p| !p.as_os_str().is_empty())
+                .or_else(|| directories::UserDirs::new().and_then(|d| d.download_dir().map(Path::to_path_buf)))
+                .unwrap_or_else(|| host.data_dir.join("exports"));
+            let name = args.filename.clone().unwrap_or_else(|| format!("{}.{extension}", slug(&note.state.title)));
+            let path = write_new(&folder, &name, &bytes).map_err(|e| {
+                HostError::new("TOOL_SHARE_FAILED", format!("cannot write into {}: {e}", folder.display()))
+            })?;
+            Ok(json!({
+                "artifactId": note.id,
+                "path": path.display().to_string(),
+                "bytes": bytes.len(),
+                "message": format!("Saved {} as {}.", note.id, path.display()),
+            }))
+        }
+    }
+}
+
+/// A file name from a title: letters, digits and dashes, at most 60 characters.
+fn slug(title: &str) -> String {
+    let words: Vec<String> =
+        title.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    let slug: String = words.join("-").chars().take(60).collect();
+    if slug.is_empty() { "note".into() } else { slug }
+}
+
+/// Writes `bytes` as `folder/name`, or `name (2)`, `name (3)`… when that file exists: an export
+/// never replaces a file. Created with `create_new`, so two exports at once cannot both take one
+/// name.
+fn write_new(folder: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    std::fs::create_dir_all(folder)?;
+    let (stem, extension) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem.to_string(), format!(".{ext}")),
+        _ => (name.to_string(), String::new()),
+    };
+    for n in 1..1000 {
+        let candidate = if n == 1 { folder.join(name) } else { folder.join(format!("{stem} ({n}){extension}")) };
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&candidate) {
+            Ok(mut file) => {
+                file.write_all(bytes)?;
+                return Ok(candidate);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!("{name} and 998 numbered copies exist already")))
 }
 
 /// Guards keyed mutations: two calls with one key never both reach the service.
@@ -298,7 +429,8 @@ mod tests {
             run_id: prompt::new_id(),
         };
         let outcome = agent::plan(&input, &deps, &CancellationToken::new()).await.expect("plans");
-        remember_reply(host, &outcome.reply);
+        host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
+        remember_reply(host, &outcome.reply, &input.turn.conversation_id);
         (outcome.reply, engine)
     }
 
@@ -460,5 +592,56 @@ mod tests {
         assert!(host.lavs.as_ref().unwrap().remove("simple-notes").unwrap());
         let gone = run(&host, saved["id"].as_str().unwrap()).await.expect_err("removed");
         assert_eq!(gone.code, "POLICY_UNKNOWN_INTEGRATION");
+    }
+
+    #[tokio::test]
+    async fn artifacts_are_saved_after_approval_shared_in_every_format_and_opened() {
+        let (dir, host) = host_with_notes("artifacts");
+        let exports = dir.0.join("exports-here");
+        host.config.lock().unwrap().export_dir = exports.display().to_string();
+        let save = json!({ "name": "artifact.save", "arguments": {
+            "title": "Meeting: Friday", "text": "Moved to Friday.\n\n| Who | When |\n|---|---|\n| Ana | 10:00 |\n\nJoin at https://meet.example/x?token=s3cret" } });
+        let (reply, _) = plan(&host, json!([save])).await;
+        let call = &reply["tool_calls"][0];
+        assert_eq!(call["decision"]["verdict"], "ask", "a write asks: {call}");
+        let id = call["id"].as_str().unwrap();
+        assert_eq!(run(&host, id).await.unwrap_err().code, "TOOL_NOT_APPROVED");
+        host.history.decide_approval(call["approval_id"].as_str().unwrap(), "approve").unwrap();
+        let saved = run(&host, id).await.expect("saves");
+        let note_id = saved["artifactId"].as_str().unwrap().to_string();
+        let note = host.notebook.live(&note_id).unwrap();
+        assert!(!note.state.body_markdown.contains("s3cret"), "redacted by default");
+        assert_eq!(note.sources[0].url, "https://news.example/story", "the page it was saved from");
+
+        let share = |format: &str, target: &str| json!({ "name": "artifact.share", "arguments": { "artifactId": note_id, "format": format, "target": target } });
+        let calls = json!([share("markdown", "file"), share("pdf", "file"), share("csv", "file"), share("text", "clipboard"),
+            share("pdf", "clipboard"), share("json", "share_sheet"),
+            { "name": "artifact.open", "arguments": { "artifactId": note_id } },
+            { "name": "artifact.open", "arguments": { "artifactId": "note_99" } }]);
+        let (reply, _) = plan(&host, calls).await;
+        let mut results = vec![];
+        for call in reply["tool_calls"].as_array().unwrap() {
+            if let Some(approval) = call["approval_id"].as_str() {
+                host.history.decide_approval(approval, "approve").unwrap();
+            }
+            results.push(run(&host, call["id"].as_str().unwrap()).await);
+        }
+        let path = |i: usize| PathBuf::from(results[i].as_ref().unwrap()["path"].as_str().unwrap());
+        assert_eq!(path(0), exports.join("meeting-friday.md"));
+        assert!(std::fs::read_to_string(path(0)).unwrap().starts_with("# Meeting: Friday\n"));
+        assert!(std::fs::read(path(1)).unwrap().starts_with(b"%PDF-"));
+        assert_eq!(std::fs::read_to_string(path(2)).unwrap(), "Who,When\nAna,10:00\n");
+        assert!(results[3].as_ref().unwrap()["clipboard"].as_str().unwrap().contains("Moved to Friday."));
+        assert_eq!(results[4].as_ref().unwrap_err().code, "TOOL_SHARE_UNSUPPORTED");
+        assert_eq!(results[5].as_ref().unwrap_err().code, "TOOL_SHARE_UNSUPPORTED");
+        assert!(results[6].as_ref().unwrap()["markdown"].as_str().unwrap().contains("| Ana | 10:00 |"));
+        assert_eq!(results[7].as_ref().unwrap_err().code, "NOTEBOOK_NOT_FOUND");
+
+        // A second export of the same name never replaces the first.
+        let (reply, _) = plan(&host, json!([share("markdown", "file")])).await;
+        let call = &reply["tool_calls"][0];
+        host.history.decide_approval(call["approval_id"].as_str().unwrap(), "approve").unwrap();
+        let again = run(&host, call["id"].as_str().unwrap()).await.unwrap();
+        assert_eq!(PathBuf::from(again["path"].as_str().unwrap()), exports.join("meeting-friday (2).md"));
     }
 }

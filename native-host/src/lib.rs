@@ -62,6 +62,7 @@ pub mod lavs_subscriptions;
 pub mod librarian_commands;
 pub mod models;
 pub mod notebook;
+pub mod notes_commands;
 pub mod plan_suite;
 pub mod prompt;
 #[cfg(unix)]

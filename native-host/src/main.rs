@@ -7,7 +7,9 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use laika_host::{bench, cli, daemon, init_logging, install, lark, lavs_commands, librarian_commands, proxy};
+use laika_host::{
+    bench, cli, daemon, init_logging, install, lark, lavs_commands, librarian_commands, notes_commands, proxy,
+};
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
 use laika_shared::parse::{ModelReply, SummaryFormat, parse_model_output};
@@ -89,6 +91,9 @@ enum Command {
     /// The Librarian's wire format: `parse FILE|-` checks a response and prints it as JSON.
     #[command(subcommand)]
     Librarian(librarian_commands::LibrarianCommand),
+    /// The notebook: list, show, add, export (markdown, text, json, csv, pdf), undo.
+    #[command(subcommand)]
+    Notes(notes_commands::NotesCommand),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -298,6 +303,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lark(command) => lark::lark(command),
         Command::Lavs(command) => lavs_commands::run(command),
         Command::Librarian(command) => librarian_commands::run(command),
+        Command::Notes(command) => notes_commands::run(command),
         Command::Bench(args) => bench::run(args),
     }
 }

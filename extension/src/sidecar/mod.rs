@@ -942,10 +942,26 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
             (true, result.clone(), Value::Null)
         }
         Ok(result) => {
-            step.append_child(&text_el("p", "done", &format!("Done: {name}."))).ok();
+            // The host says what happened where it has more to say than the tool's name (a
+            // note saved, a file written).
+            let done = result["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("Done: {name}."));
+            step.append_child(&text_el("p", "done", &done)).ok();
             // A calculation's answer (app.calculate, app.money_calculate).
             if let Some(formatted) = result["formatted"].as_str() {
                 step.append_child(&text_el("p", "value", &format!("= {formatted}"))).ok();
+            }
+            // An opened note (its render document, made by the host: the Markdown parser stays
+            // out of the extension's WASM), drawn through the same sanitising renderer as any
+            // answer.
+            if let Some(doc) = result.get("doc") {
+                if let Ok((rendered, _)) = render_dom::render_value(&document(), doc) {
+                    rendered.set_class_name("note-view");
+                    step.append_child(&rendered).ok();
+                }
+            }
+            // artifact.share to the clipboard: the host hands the text, the page copies it.
+            if let (Some(text), Some(window)) = (result["clipboard"].as_str(), web_sys::window()) {
+                let _ = window.navigator().clipboard().write_text(text);
             }
             (true, result.clone(), Value::Null)
         }
