@@ -148,7 +148,7 @@ fn read_page(path: &PathBuf) -> Result<String> {
 
 /// Opens the host state with the command line's engine choices on top of the configuration
 /// (not saved), and loads the engine.
-async fn open_host(args: &EngineArgs) -> Result<Arc<Host>> {
+pub async fn open_host(args: &EngineArgs) -> Result<Arc<Host>> {
     let host = Host::open(&host::data_dir())?;
     {
         let mut config = host.config.lock().unwrap_or_else(|e| e.into_inner());

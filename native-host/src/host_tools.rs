@@ -102,6 +102,16 @@ pub fn run_on_approval(host: Arc<Host>) -> tokio::task::JoinHandle<()> {
                 Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             };
+            if approval.tool_name.starts_with(crate::librarian::TOOL_PREFIX) {
+                // The Librarian's proposals: applied (or marked rejected) in the notebook.
+                let host = host.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Some(Err(error)) = crate::librarian::decided(&host, &approval) {
+                        tracing::warn!(code = error.code, "an approved Librarian change failed: {}", error.message);
+                    }
+                });
+                continue;
+            }
             if !matches!(approval.decision.as_deref(), Some("approve" | "always_on_site")) {
                 continue;
             }

@@ -59,6 +59,7 @@ pub mod laika_service;
 pub mod lark;
 pub mod lavs_commands;
 pub mod lavs_subscriptions;
+pub mod librarian;
 pub mod librarian_commands;
 pub mod models;
 pub mod notebook;

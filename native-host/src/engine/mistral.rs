@@ -396,6 +396,7 @@ async fn stream(
         OutputShape::Sentences { max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(sentences_regex(*max_chars)))
         }
+        OutputShape::Grammar(lark) => builder = builder.set_constraint(Constraint::Lark(lark.clone())),
         OutputShape::Markdown => {}
     }
     let mut stream =

@@ -71,6 +71,9 @@ pub enum OutputShape {
     /// engines that constrain decoding hold the output to that shape, so a small model can
     /// neither run on nor start a list.
     Sentences { max_chars: usize },
+    /// Text in the language of this grammar (llguidance's Lark syntax): engines that constrain
+    /// decoding hold the output to it; others are only asked by the prompt.
+    Grammar(String),
 }
 
 #[derive(Clone, Debug)]

@@ -13,6 +13,7 @@
 
 pub mod export;
 pub mod redact;
+pub mod runs;
 pub mod store;
 
 pub use store::{Notebook, note_id};
