@@ -51,6 +51,9 @@ enum BenchCommand {
     /// The Lark hub under load: N signed-in connections to a real `laika-host daemon`, fan-out
     /// latency, memory per idle connection, messages per second (crate::hub_bench).
     Hub(crate::hub_bench::HubBenchArgs),
+    /// The Librarian on notes made from corpus pages, with and without the response grammar
+    /// (crate::librarian_bench).
+    Librarian(crate::librarian_bench::LibrarianBenchArgs),
     /// Write a copy of a GGUF with every matrix that lacks a SIMD kernel in candle re-quantised
     /// (the copy the host loaded before Q4_1 had a kernel of Laika's own; for A/B runs).
     Requantize {
@@ -122,6 +125,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         BenchCommand::PlanSuite(args) => crate::plan_suite::run(args),
         BenchCommand::Quality(args) => crate::quality::run(args),
         BenchCommand::Hub(args) => crate::hub_bench::run(args, &crate::host::data_dir()),
+        BenchCommand::Librarian(args) => crate::librarian_bench::run(args),
     }
 }
 

@@ -21,7 +21,7 @@ pub enum SummaryFormat {
     Json,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 pub struct EngineArgs {
     /// The engine (default: the configured one, else mistral).
     #[arg(long, value_enum)]
@@ -35,6 +35,13 @@ pub struct EngineArgs {
     /// Model name on the server (openai engine).
     #[arg(long)]
     remote_model: Option<String>,
+}
+
+impl EngineArgs {
+    /// The configured engine, with this model if one is given (benchmarks).
+    pub fn for_model(model: Option<String>) -> EngineArgs {
+        EngineArgs { model, ..EngineArgs::default() }
+    }
 }
 
 #[derive(clap::Args)]

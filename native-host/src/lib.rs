@@ -60,6 +60,7 @@ pub mod lark;
 pub mod lavs_commands;
 pub mod lavs_subscriptions;
 pub mod librarian;
+pub mod librarian_bench;
 pub mod librarian_commands;
 pub mod models;
 pub mod notebook;

@@ -138,7 +138,30 @@ fn smollm2() -> Option<Arc<Vec<u8>>> {
     .clone()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+/// A scratch data directory removed when the test ends, pass or fail (several hold the 94 MB
+/// model: left behind, a few dozen runs fill the disk).
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "laika-model-download-{name}-{}-{}",
@@ -147,7 +170,7 @@ fn temp_dir(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 const REPO: &str = "HuggingFaceTB/SmolLM2-135M-Instruct-test";

@@ -30,6 +30,7 @@ mod e2e;
 mod hub;
 mod install;
 mod lavs;
+mod librarian;
 mod perf;
 mod prereq;
 mod quality;
@@ -359,6 +360,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("weight") => return weight::weight(&workspace_root(), &args[1..]),
         Some("hub") => return hub::hub(&workspace_root(), &args[1..]),
         Some("lavs") => return lavs::lavs(&workspace_root(), &args[1..]),
+        Some("librarian") => return librarian::librarian(&workspace_root(), &args[1..]),
         _ => {}
     }
     eprintln!("==> laika-bench {}", args.join(" "));

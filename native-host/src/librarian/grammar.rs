@@ -6,8 +6,11 @@
 //! - `kind` is one the run accepts, and each kind carries the target it needs: an existing
 //!   note's id (only ids of the request's sources) or, for `create_note`, a taxonomy topic;
 //! - at most `max_operations` operations, numbered `op_1`, `op_2`… in order;
-//! - free text never holds `<` (it would open a tag) and each field has a token limit, so the
-//!   whole response fits the stage's `max_tokens` and is never cut before its closing tag.
+//! - a title is words of the note it is for, a body sentences of it (of all sources, for a new
+//!   note): nothing in either can be invented;
+//! - other free text never holds `<` (it would open a tag) and each field has a token limit,
+//!   so the whole response fits the stage's `max_tokens` and is never cut before its closing
+//!   tag.
 
 use laika_shared::librarian::Request;
 
@@ -15,6 +18,13 @@ use laika_shared::librarian::Request;
 mod limits {
     pub const SUMMARY_TOKENS: usize = 40;
     pub const TITLE_TOKENS: usize = 24;
+    /// Words of a title (each a word of the note).
+    pub const TITLE_WORDS: usize = 12;
+    /// Sentences of a body (each a sentence of the note), and the longest a body may copy:
+    /// three of them stay within [`BODY_TOKENS`] (English runs about four characters a token).
+    pub const BODY_SENTENCES: usize = 3;
+    pub const SENTENCE_CHARS: usize = 200;
+    /// Tokens of a free body (a retag's tags, a relink's ids).
     pub const BODY_TOKENS: usize = 160;
     pub const REASON_TOKENS: usize = 32;
     pub const WARNINGS_TOKENS: usize = 24;
@@ -39,57 +49,121 @@ fn alternatives(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().map(|i| literal(&i)).collect::<Vec<_>>().join(" | ")
 }
 
-/// The grammar of a response to `request`. `fallback_only` allows only `create_note` and
-/// `rewrite_note` (the spec's strict fallback mode).
-pub fn grammar(request: &Request, fallback_only: bool) -> String {
-    let ids: Vec<String> = request.sources.iter().map(|s| s.source_id.clone()).collect();
-    let topics: Vec<String> = request.taxonomy.clone();
-    let max_operations = request.constraints.max_operations.min(limits::OPERATIONS);
-    let targeted = |kind: &str| format!("\"<kind>{kind}</kind>\\n<target_note_id>\" note_id \"</target_note_id>\\n\"");
-    let mut kinds = vec![targeted("rewrite_note")];
-    kinds.push("\"<kind>create_note</kind>\\n<target_path>\" topic \"</target_path>\\n\"".into());
-    if !fallback_only {
-        for kind in ["retitle_note", "retag_note", "relink_note", "defer"] {
-            kinds.push(targeted(kind));
+/// Words of a text a title may use (letters and digits; each once, in order of appearance).
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        if !out.iter().any(|w| w == word) {
+            out.push(word.to_string());
         }
     }
-    let kinds = if ids.is_empty() {
-        // Nothing to rewrite: only new notes.
-        vec!["\"<kind>create_note</kind>\\n<target_path>\" topic \"</target_path>\\n\"".to_string()]
+    out
+}
+
+/// Sentences of a text a body may copy (headings, fragments of under four words and sentences
+/// longer than [`limits::SENTENCE_CHARS`] left out).
+fn sentences_of(text: &str) -> Vec<String> {
+    laika_shared::grounding::sentences(text)
+        .into_iter()
+        .filter(|s| {
+            // A sentence the request clipped ends in "…": not one the note has.
+            !s.heading
+                && s.text.split_whitespace().count() >= 4
+                && s.text.chars().count() <= limits::SENTENCE_CHARS
+                && !s.text.trim_end().ends_with('…')
+        })
+        .map(|s| s.text.trim().to_string())
+        .collect()
+}
+
+/// Rules for a title in the words of `text` and a body of its sentences, named `{name}`:
+/// `title_{name}` and `body_{name}`.
+fn grounded_rules(name: &str, text: &str, out: &mut String) -> bool {
+    let (words, sentences) = (words(text), sentences_of(text));
+    if words.is_empty() || sentences.is_empty() {
+        return false;
+    }
+    out.push_str(&format!(
+        "title_{name}: word_{name} (\" \" word_{name}){{0,{}}}\nword_{name}: {}\nbody_{name}: sentence_{name} (\" \" sentence_{name}){{0,{}}}\nsentence_{name}: {}\n",
+        limits::TITLE_WORDS - 1,
+        alternatives(words),
+        limits::BODY_SENTENCES - 1,
+        alternatives(sentences),
+    ));
+    true
+}
+
+/// The grammar of a response to `request`. `fallback_only` allows only `create_note` and
+/// `rewrite_note` (the spec's strict fallback mode).
+///
+/// A note's new title is written in that note's own words and its new body is sentences copied
+/// from it; a new note's, in the words and sentences of all the sources. The grounding check
+/// still runs on every answer; under this grammar a small model cannot fail it by inventing.
+pub fn grammar(request: &Request, fallback_only: bool) -> String {
+    let max_operations = request.constraints.max_operations.min(limits::OPERATIONS);
+    let mut rules = String::new();
+    let mut targets = vec![];
+    for (i, source) in request.sources.iter().enumerate() {
+        let name = format!("n{i}");
+        let text = format!("{}\n{}", source.title, source.body_markdown);
+        if !grounded_rules(&name, &text, &mut rules) {
+            continue;
+        }
+        let id = &source.source_id;
+        let head = |kind: &str| format!("\"<kind>{kind}</kind>\\n<target_note_id>{id}</target_note_id>\\n<title>\"");
+        targets.push(format!(
+            "{} title_{name} \"</title>\\n<body_markdown>\" body_{name} \"</body_markdown>\\n\"",
+            head("rewrite_note")
+        ));
+        if !fallback_only {
+            targets.push(format!(
+                "{} title_{name} \"</title>\\n<body_markdown>\" body_{name} \"</body_markdown>\\n\"",
+                head("retitle_note")
+            ));
+            for kind in ["retag_note", "relink_note", "defer"] {
+                targets.push(format!(
+                    "{} title_{name} \"</title>\\n<body_markdown>\" free_body \"</body_markdown>\\n\"",
+                    head(kind)
+                ));
+            }
+        }
+    }
+    let all: String = request.sources.iter().map(|s| format!("{}\n{}\n", s.title, s.body_markdown)).collect();
+    if grounded_rules("all", &all, &mut rules) {
+        targets.push(
+            "\"<kind>create_note</kind>\\n<target_path>\" topic \"</target_path>\\n<title>\" title_all \"</title>\\n<body_markdown>\" body_all \"</body_markdown>\\n\""
+                .into(),
+        );
+    }
+    let topic = if request.taxonomy.is_empty() {
+        "/[a-z0-9][a-z0-9_\\/-]*/".to_string()
     } else {
-        kinds
+        alternatives(request.taxonomy.clone())
     };
-    let topic = if topics.is_empty() { "/[a-z0-9][a-z0-9_\\/-]*/".to_string() } else { alternatives(topics) };
-    let note_id = if ids.is_empty() { "\"note_0\"".to_string() } else { alternatives(ids) };
     // Operations numbered in order (op_1, op_2, …): one rule per position, each optionally
     // followed by the next, so an id is never repeated.
+    let max_operations = if targets.is_empty() { 0 } else { max_operations };
     let mut operations = String::new();
     for n in (1..=max_operations).rev() {
-        let next =
-            if n == max_operations { String::new() } else { " operations_".to_string() + &(n + 1).to_string() + "?" };
+        let next = if n == max_operations { String::new() } else { format!(" operations_{}?", n + 1) };
         operations.push_str(&format!(
-            "operations_{n}: \"<operation>\\n<operation_id>op_{n}</operation_id>\\n\" operation_body{next}\n"
+            "operations_{n}: \"<operation>\\n<operation_id>op_{n}</operation_id>\\n\" target \"<reason>\" reason \"</reason>\\n<confidence>\" CONFIDENCE \"</confidence>\\n</operation>\\n\"{next}\n"
         ));
     }
     let first = if max_operations == 0 { String::new() } else { "operations_1?".into() };
+    let target = if targets.is_empty() { String::new() } else { format!("target: {}\n", targets.join(" | ")) };
     format!(
         r#"start: "<librarian_response>\n<request_id>" {request_id} "</request_id>\n<status>" status "</status>\n<summary>" summary "</summary>\n<operations>\n" {first} "</operations>\n<warnings>" warnings? "</warnings>\n</librarian_response>"
 status: "ok" | "needs_clarification" | "rejected"
-{operations}operation_body: target "<title>" title "</title>\n<body_markdown>" body "</body_markdown>\n<reason>" reason "</reason>\n<confidence>" CONFIDENCE "</confidence>\n</operation>\n"
-target: {kinds}
-note_id: {note_id}
-topic: {topic}
+{operations}{target}{rules}topic: {topic}
 summary[max_tokens={summary}]: /[^<\n]+/
-title[max_tokens={title}]: /[^<\n]+/
-body[max_tokens={body}]: /[^<]+/
+free_body[max_tokens={body}]: /[^<]+/
 reason[max_tokens={reason}]: /[^<\n]+/
 warnings[max_tokens={warnings}]: /[^<]+/
 CONFIDENCE: /0\.[0-9][0-9]?|1\.0|0|1/
 "#,
         request_id = literal(&request.request_id),
-        kinds = kinds.join(" | "),
         summary = limits::SUMMARY_TOKENS,
-        title = limits::TITLE_TOKENS,
         body = limits::BODY_TOKENS,
         reason = limits::REASON_TOKENS,
         warnings = limits::WARNINGS_TOKENS,
@@ -110,8 +184,8 @@ mod tests {
                 .iter()
                 .map(|id| Source {
                     source_id: id.to_string(),
-                    title: "t".into(),
-                    body_markdown: "b".into(),
+                    title: format!("Outage {id}"),
+                    body_markdown: format!("The database stopped at nine. Replicas of {id} took over. Short one."),
                     kind: "markdown".into(),
                 })
                 .collect(),
@@ -124,14 +198,33 @@ mod tests {
     fn the_grammar_names_the_request_its_notes_its_topics_and_its_kinds() {
         let g = grammar(&request(&["note_1", "note_4"], &["garden", "say \"hi\""]), true);
         assert!(g.contains(r#""<librarian_response>\n<request_id>" "lib_1" "</request_id>"#), "{g}");
-        assert!(g.contains(r#"note_id: "note_1" | "note_4""#), "{g}");
+        assert!(
+            g.contains("<target_note_id>note_1</target_note_id>")
+                && g.contains("<target_note_id>note_4</target_note_id>"),
+            "{g}"
+        );
         assert!(g.contains(r#"topic: "garden" | "say \"hi\"""#), "{g}");
         assert!(g.contains("operations_1?") && g.contains("op_3</operation_id>") && !g.contains("op_4"), "{g}");
         assert!(g.contains("rewrite_note") && g.contains("create_note") && !g.contains("retag_note"), "{g}");
         let all = grammar(&request(&["note_1"], &[]), false);
         assert!(all.contains("retag_note") && all.contains("defer") && all.contains("topic: /[a-z0-9]"), "{all}");
-        let empty = grammar(&request(&[], &["x"]), false);
-        assert!(!empty.contains("rewrite_note"), "{empty}");
+    }
+
+    #[test]
+    fn titles_are_the_notes_words_and_bodies_its_sentences() {
+        let g = grammar(&request(&["note_1", "note_4"], &["x"]), true);
+        // note_1's rewrite takes note_1's rules; its words and sentences are literals.
+        assert!(g.contains("<target_note_id>note_1</target_note_id>\\n<title>\" title_n0 "), "{g}");
+        assert!(
+            g.contains("sentence_n0: \"The database stopped at nine.\" | \"Replicas of note_1 took over.\""),
+            "{g}"
+        );
+        assert!(!g.contains("\"Short one.\""), "fragments are not offered: {g}");
+        assert!(g.contains("word_n1: \"Outage\" | \"note\" | \"4\" | \"The\""), "{g}");
+        assert!(
+            g.contains("title_all") && g.contains("Replicas of note_4 took over."),
+            "a new note draws on every source: {g}"
+        );
     }
 
     #[test]

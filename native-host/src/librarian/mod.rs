@@ -8,9 +8,11 @@
 //!    the prompt pack's `organise` stage ([`prompt_pack`]); the model answers under the grammar
 //!    of a valid response ([`grammar`]) unless the run asks for free text;
 //! 3. the answer is parsed and checked against the contract ([`check`]: the request's id, real
-//!    note ids, a topic for a new note); a failure gets at most two `repair` attempts whose
-//!    prompt holds only the errors and the answer. A run whose answer never parses is `failed`
-//!    with the parser's code; every attempt's raw text is kept;
+//!    note ids, a topic for a new note, text grounded in the notes). An answer that does not
+//!    parse (or answers another request) gets at most two `repair` attempts whose prompt holds
+//!    only the errors and the answer; a run whose answer never parses is `failed` with the
+//!    parser's code. Operations the contract refuses are dropped with the reason. Every
+//!    attempt's raw text is kept;
 //! 4. each valid operation becomes an approval card (`librarian.<kind>`), answered anywhere
 //!    approvals are (the sidecar, `laika-host approvals`, the Lark bus); [`decided`] applies an
 //!    approved one as a new version of its note ([`apply`]), or marks it rejected.
@@ -267,10 +269,23 @@ fn ungrounded(request: &Request, op: &laika_shared::librarian::Operation) -> Vec
     if !novel.is_empty() {
         problems.push(format!("title words {novel:?} are not in the note"));
     }
+    // Words of the note in a loop ("deep 7 deep 7 deep") are no title (seen in the bench).
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for word in op.title.split_whitespace() {
+        *counts.entry(word.to_lowercase()).or_default() += 1;
+    }
+    if laika_shared::grounding::guard::has_loop(&op.title) || counts.values().any(|n| *n > 2) {
+        problems.push("the title repeats itself".into());
+    }
     if matches!(op.kind, OperationKind::CreateNote | OperationKind::RewriteNote) {
         let index = laika_shared::grounding::PageIndex::new(&text);
         for sentence in laika_shared::grounding::sentences(&op.body_markdown) {
-            if sentence.heading || sentence.text.split_whitespace().count() < 4 {
+            // A sentence copied from the note is the note's own (the grammar offers only those);
+            // the gate judges what was written anew.
+            if sentence.heading
+                || sentence.text.split_whitespace().count() < 4
+                || lower.contains(&sentence.text.to_lowercase())
+            {
                 continue;
             }
             if let Err(why) = index.check(&sentence.text) {
@@ -353,10 +368,12 @@ pub async fn run(
         let raw = generation.text.clone();
         let (code, diagnostics) = match parse_response(&raw, &parse_options) {
             Ok(response) => {
+                // A response that parses is repaired only when it is wrong as a whole (another
+                // request's id); an operation the contract refuses is dropped, not repaired: a
+                // small model asked again rewrites the same operation.
                 let (problems, bad) = check(&request, &response);
                 let whole_response_wrong = problems.iter().any(|d| !d.at.contains("operation["));
-                let last = attempt == limits::REPAIRS;
-                if problems.is_empty() || (last && !whole_response_wrong) {
+                if !whole_response_wrong {
                     attempts.push(Attempt {
                         stage: stage.into(),
                         raw,
@@ -694,7 +711,7 @@ mod tests {
         let asked = &engine.asked.lock().unwrap()[0];
         assert!(asked.user.contains("<source_id>note_1</source_id>") && asked.user.contains("<taxonomy>"));
         assert!(
-            matches!(&asked.shape, OutputShape::Grammar(g) if g.contains("note_id: \"note_2\" | \"note_1\"") || g.contains("note_id: \"note_1\" | \"note_2\""))
+            matches!(&asked.shape, OutputShape::Grammar(g) if g.contains("<target_note_id>note_1</target_note_id>") && g.contains("<target_note_id>note_2</target_note_id>"))
         );
 
         let approval_id = record.proposed[0]["approval_id"].as_str().unwrap().to_string();
@@ -788,16 +805,23 @@ mod tests {
                 "The latest trends in databases are science fiction.",
             ),
             operation(4, "retitle_note", "note_9", "Soup", "x"),
+            operation(
+                5,
+                "rewrite_note",
+                "note_1",
+                "Outage notes notes notes",
+                "The replicas took over within a minute.",
+            ),
         ]
         .concat();
         let answer = response(&ops);
         let engine = Scripted::new(true, &[answer.as_str(), answer.as_str(), answer.as_str()]);
         let mut options = options();
         options.fallback_only = false;
-        options.max_operations = 4;
+        options.max_operations = 5;
         let filled = FillId(engine.clone());
         let record = run(&host, Arc::new(filled), &PromptPack::built_in().unwrap(), &options).await.unwrap();
-        assert_eq!(record.attempts.len(), 3, "contract problems are repaired too");
+        assert_eq!(record.attempts.len(), 1, "refused operations are dropped, not repaired");
         let proposed: Vec<&str> =
             record.proposed.iter().map(|p| p["operation"]["operation_id"].as_str().unwrap()).collect();
         assert_eq!(proposed, ["op_1"], "{:?}", record.dropped);
@@ -809,6 +833,7 @@ mod tests {
         );
         assert!(why.iter().any(|m| m.contains("science fiction")), "{why:?}");
         assert!(why.iter().any(|m| m.contains("note_9 is not a source_id")), "{why:?}");
+        assert!(why.iter().any(|m| m.contains("the title repeats itself")), "{why:?}");
     }
 
     #[test]
