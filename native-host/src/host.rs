@@ -236,8 +236,8 @@ pub struct Host {
     pub data_dir: PathBuf,
     pub config: Mutex<Config>,
     pub history: Arc<History>,
-    /// The user's notes (`notebook.sqlite3`): saved artifacts and the Librarian's work.
-    pub notebook: Arc<crate::notebook::Notebook>,
+    /// The user's notes (`notebook.sqlite3`), opened on first use ([`Host::notebook`]).
+    notebook: Mutex<Option<Arc<crate::notebook::Notebook>>>,
     pub debug: Arc<DebugLog>,
     engine: RwLock<Option<Arc<dyn Engine>>>,
     status: RwLock<EngineStatus>,
@@ -271,11 +271,9 @@ impl Host {
                 data_dir.display()
             );
         }
-        let notebook =
-            crate::notebook::Notebook::open(&data_dir.join("notebook.sqlite3")).map_err(|e| anyhow::anyhow!("{e}"))?;
         let status = EngineStatus::loading(config.engine);
         let host = Arc::new(Host {
-            notebook: Arc::new(notebook),
+            notebook: Mutex::new(None),
             data_dir: data_dir.to_path_buf(),
             debug: Arc::new(DebugLog::from_env(data_dir)),
             config: Mutex::new(config),
@@ -299,6 +297,19 @@ impl Host {
         });
         crate::laika_service::register(&host);
         Ok(host)
+    }
+
+    /// The user's notes: saved artifacts and the Librarian's work. Opened on first use, so a
+    /// notebook file that cannot be opened fails only what needs notes (with its code), never
+    /// the host's start, and a host that never touches notes never creates the file.
+    pub fn notebook(&self) -> Result<Arc<crate::notebook::Notebook>, crate::notebook::NotebookError> {
+        let mut slot = self.notebook.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(notebook) = slot.as_ref() {
+            return Ok(notebook.clone());
+        }
+        let notebook = Arc::new(crate::notebook::Notebook::open(&self.data_dir.join(crate::notebook::FILE))?);
+        *slot = Some(notebook.clone());
+        Ok(notebook)
     }
 
     /// Tells whoever listens (see [`HostEvent`]).

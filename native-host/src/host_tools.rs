@@ -223,7 +223,7 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
                     })
                     .into_iter()
                     .collect();
-                let note = notebook::save_artifact(&host.notebook, args, &sources)?;
+                let note = notebook::save_artifact(&*host.notebook()?, args, &sources)?;
                 Ok(json!({
                     "artifactId": note.id,
                     "title": note.state.title,
@@ -234,7 +234,7 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
             }
             ToolCall::ArtifactShare(args) => share(host, args),
             ToolCall::ArtifactOpen(args) => {
-                let note = host.notebook.live(&args.artifact_id)?;
+                let note = host.notebook()?.live(&args.artifact_id)?;
                 let markdown = notebook::export::to_markdown(&note);
                 Ok(json!({
                     "artifactId": note.id,
@@ -259,7 +259,7 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
 /// clipboard (the sidecar copies `clipboard`).
 fn share(host: &Host, args: &ArtifactShareArgs) -> Result<Value, HostError> {
     use notebook::export;
-    let note = host.notebook.live(&args.artifact_id)?;
+    let note = host.notebook()?.live(&args.artifact_id)?;
     let (bytes, extension) = match args.format {
         ShareFormat::Markdown => (export::to_markdown(&note).into_bytes(), "md"),
         ShareFormat::Text => (export::to_text(&note).into_bytes(), "txt"),
@@ -619,7 +619,7 @@ mod tests {
         host.history.decide_approval(call["approval_id"].as_str().unwrap(), "approve").unwrap();
         let saved = run(&host, id).await.expect("saves");
         let note_id = saved["artifactId"].as_str().unwrap().to_string();
-        let note = host.notebook.live(&note_id).unwrap();
+        let note = host.notebook().unwrap().live(&note_id).unwrap();
         assert!(!note.state.body_markdown.contains("s3cret"), "redacted by default");
         assert_eq!(note.sources[0].url, "https://news.example/story", "the page it was saved from");
 

@@ -69,7 +69,7 @@ pub fn run(args: LibrarianBenchArgs) -> Result<ExitCode> {
             let state = NoteState { title: title.clone(), body_markdown: body.clone(), ..NoteState::default() };
             let source = NoteSource { url: url.clone(), title: Some(title.clone()), citations: vec![] };
             let note = host
-                .notebook
+                .notebook()?
                 .create(&state, &[source], "default", &NoteChange::by("bench"))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             note_ids.push(note.id);

@@ -55,7 +55,7 @@ pub enum NotesCommand {
 
 pub fn open() -> Result<Notebook> {
     let dir = host::data_dir();
-    Notebook::open(&dir.join("notebook.sqlite3")).map_err(|e| anyhow::anyhow!("{e}"))
+    Notebook::open(&dir.join(notebook::FILE)).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 pub fn run(command: NotesCommand) -> Result<ExitCode> {

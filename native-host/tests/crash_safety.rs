@@ -83,11 +83,13 @@ impl Host {
     }
 
     fn reply(&mut self, id: u64) -> Value {
-        let reply = self
-            .replies
-            .recv_timeout(REPLY_TIMEOUT)
-            .expect("the host answers within a minute")
-            .expect("the host answers before it closes");
+        let reply = self.replies.recv_timeout(REPLY_TIMEOUT).expect("the host answers within a minute");
+        let Some(reply) = reply else {
+            // The host closed its output: say what it wrote before it went.
+            let _ = self.child.wait();
+            let stderr = self.stderr.take().map(|t| t.join().unwrap_or_default()).unwrap_or_default();
+            panic!("the host closed before it answered request {id}; its stderr:\n{stderr}");
+        };
         assert_eq!(reply["id"], id, "{reply}");
         assert!(reply.get("error").is_none(), "{reply}");
         reply["result"].clone()

@@ -330,7 +330,8 @@ pub async fn run(
     options: &RunOptions,
 ) -> Result<RunRecord, HostError> {
     let started = Instant::now();
-    let notes = select(&host.notebook, &options.scope)?;
+    let notebook = host.notebook()?;
+    let notes = select(&notebook, &options.scope)?;
     let id = format!("lib_{}", &crate::prompt::new_id().replace('-', "")[..10]);
     let request = request(&id, options, &notes);
     let source_versions =
@@ -459,7 +460,7 @@ pub async fn run(
     }
     record.ms = started.elapsed().as_millis() as u64;
     let stored = serde_json::to_value(&record).map_err(|e| HostError::new("LIBRARIAN_FAILED", e.to_string()))?;
-    host.notebook.record_run(&id, &options.goal, &options.scope, &record.status, &stored, &rows)?;
+    notebook.record_run(&id, &options.goal, &options.scope, &record.status, &stored, &rows)?;
     for approval in approvals {
         host.history.record_approval(&approval).map_err(|e| HostError::new(e.code, e.message))?;
         host.publish(HostEvent::ApprovalAsked { approval, title: format!("The Librarian: {}", options.goal) });
@@ -503,21 +504,24 @@ pub fn decided(host: &Host, approval: &ApprovalRecord) -> Option<Result<Value, N
     if !approval.tool_name.starts_with(TOOL_PREFIX) {
         return None;
     }
-    let stored = match host.notebook.operation_for_approval(&approval.id) {
+    let notebook = match host.notebook() {
+        Ok(notebook) => notebook,
+        Err(e) => return Some(Err(e)),
+    };
+    let stored = match notebook.operation_for_approval(&approval.id) {
         Ok(Some(stored)) if stored.state == "proposed" => stored,
         Ok(_) => return None,
         Err(e) => return Some(Err(e)),
     };
     let approved = matches!(approval.decision.as_deref(), Some("approve" | "always_on_site"));
     let outcome = if approved {
-        let versions = host
-            .notebook
+        let versions = notebook
             .run_record(&stored.run_id)
             .ok()
             .flatten()
             .map(|r| r["source_versions"].clone())
             .unwrap_or_default();
-        apply(&host.notebook, &stored.run_id, &stored.operation, &versions)
+        apply(&notebook, &stored.run_id, &stored.operation, &versions)
     } else {
         Ok(json!({ "rejected": true }))
     };
@@ -526,7 +530,7 @@ pub fn decided(host: &Host, approval: &ApprovalRecord) -> Option<Result<Value, N
         Ok(result) => ("rejected", result.clone()),
         Err(e) => ("failed", json!({ "code": e.code, "message": e.message })),
     };
-    if let Err(e) = host.notebook.settle_operation(&stored.run_id, &stored.operation_id, state, &result) {
+    if let Err(e) = notebook.settle_operation(&stored.run_id, &stored.operation_id, state, &result) {
         return Some(Err(e));
     }
     Some(outcome)
@@ -607,7 +611,7 @@ mod tests {
         ] {
             let state = NoteState { title: title.into(), body_markdown: body.into(), ..NoteState::default() };
             let source = NoteSource { url: "https://example.com".into(), title: None, citations: vec![] };
-            host.notebook.create(&state, &[source], "default", &NoteChange::by("notes.add")).unwrap();
+            host.notebook().unwrap().create(&state, &[source], "default", &NoteChange::by("notes.add")).unwrap();
         }
         (Dir(dir), host)
     }
@@ -719,7 +723,7 @@ mod tests {
         assert_eq!((card.tool_name.as_str(), card.verdict.as_str()), ("librarian.rewrite_note", "ask"));
         assert!(card.reason.unwrap().contains("rewrite note_1 as \"Database outage on 3 May\""));
         assert_eq!(
-            host.notebook.live("note_1").unwrap().state.title,
+            host.notebook().unwrap().live("note_1").unwrap().state.title,
             "Outage notes",
             "nothing changes before approval"
         );
@@ -727,14 +731,14 @@ mod tests {
         let decided = host.history.decide_approval(&approval_id, "approve").unwrap();
         let applied = decided_and_applied(&host, &decided);
         assert_eq!(applied["note_id"], "note_1");
-        let note = host.notebook.live("note_1").unwrap();
+        let note = host.notebook().unwrap().live("note_1").unwrap();
         assert_eq!((note.state.title.as_str(), note.version), ("Database outage on 3 May", 2));
-        let versions = host.notebook.versions("note_1").unwrap();
+        let versions = host.notebook().unwrap().versions("note_1").unwrap();
         assert_eq!(versions[1].change.run_id.as_deref(), Some(record.id.as_str()));
-        assert_eq!(host.notebook.operations(&record.id).unwrap()[0].state, "applied");
+        assert_eq!(host.notebook().unwrap().operations(&record.id).unwrap()[0].state, "applied");
         // A second answer to the same card changes nothing.
         assert!(decided_again(&host, &decided).is_none());
-        assert_eq!(host.notebook.undo("note_1").unwrap().state.title, "Outage notes");
+        assert_eq!(host.notebook().unwrap().undo("note_1").unwrap().state.title, "Outage notes");
     }
 
     fn decided_and_applied(host: &Host, approval: &ApprovalRecord) -> Value {
@@ -779,7 +783,7 @@ mod tests {
         assert_eq!(record.status, "failed");
         assert_eq!(record.code.as_deref(), Some("LIBRARIAN_PROTOCOL_INVALID"));
         assert_eq!(record.attempts.len(), 3, "the first answer and two repairs, no more");
-        let stored = host.notebook.run_record(&record.id).unwrap().unwrap();
+        let stored = host.notebook().unwrap().run_record(&record.id).unwrap().unwrap();
         assert_eq!(stored["attempts"][0]["raw"], "I organised your notes!");
         assert_eq!(stored["status"], "failed");
         assert!(host.history.pending_approvals(10).unwrap().is_empty());

@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
+/// The notebook's file in the data directory.
+pub const FILE: &str = "notebook.sqlite3";
+
 /// Longest note title, in chars (as `artifact.save` accepts).
 pub const TITLE_MAX_CHARS: usize = 500;
 /// Longest note body, in chars (as `artifact.save` accepts its `text`).
