@@ -2,7 +2,8 @@
 //! (a view in the sidecar, the `lavs-sdk` client, another local tool) reads and acts on it the
 //! same way as on any installed service, with the same validation, audit and transports:
 //! conversations (list, get, search, delete), approvals (list, decide, and `approvalUpdates`,
-//! which pushes each new question and each answer), site grants (list, revoke).
+//! which pushes each new question and each answer), site grants (list, revoke), and the notebook
+//! (notes: list, get with their versions, export as text, undo).
 
 use crate::api::decide_approval;
 use crate::host::{Host, HostEvent};
@@ -30,7 +31,7 @@ fn manifest() -> Value {
         "lavs": "1.0",
         "name": NAME,
         "version": env!("CARGO_PKG_VERSION"),
-        "description": "Laika's own data: conversations, approvals waiting for an answer, site grants.",
+        "description": "Laika's own data: conversations, approvals waiting for an answer, site grants, notes.",
         "endpoints": [
             { "id": "listConversations", "method": "query", "handler": builtin,
               "description": "Conversations, newest first.",
@@ -59,7 +60,21 @@ fn manifest() -> Value {
               "description": "Asks again on that site from now on.",
               "schema": { "input": { "type": "object", "properties": {
                   "origin": { "type": "string", "minLength": 1 }, "capability": { "type": "string", "minLength": 1 } },
-                  "required": ["origin", "capability"] } } }
+                  "required": ["origin", "capability"] } } },
+            { "id": "listNotes", "method": "query", "handler": builtin,
+              "description": "Notes, most recently changed first.",
+              "schema": { "input": { "type": "object", "properties": {
+                  "tag": { "type": "string", "minLength": 1 },
+                  "limit": { "type": "integer", "minimum": 1, "maximum": 500, "default": 100 } } } } },
+            { "id": "getNote", "method": "query", "handler": builtin,
+              "description": "One note with every version and what made it.", "schema": { "input": id_input("id") } },
+            { "id": "exportNote", "method": "query", "handler": builtin,
+              "description": "A note as markdown, text, json or csv (PDF: artifact.share or laika-host notes export).",
+              "schema": { "input": { "type": "object", "properties": {
+                  "id": { "type": "string", "minLength": 1 },
+                  "format": { "enum": ["markdown", "text", "json", "csv"] } }, "required": ["id", "format"] } } },
+            { "id": "undoNote", "method": "mutation", "handler": builtin,
+              "description": "Undoes the latest change to a note not undone yet.", "schema": { "input": id_input("id") } }
         ]
     })
 }
@@ -107,7 +122,43 @@ fn answer(host: &Host, endpoint: &str, input: &Value) -> Result<Value, LavsError
                 .map_err(|e| LavsError::titled(error::INVALID_PARAMS, e).with_data(json!({ "field": "capability" })))?;
             Ok(json!({ "revoked": history.remove_grant(&grant).map_err(failed(error::INTERNAL_ERROR))? }))
         }
+        "listNotes" | "getNote" | "exportNote" | "undoNote" => notes(host, endpoint, input),
         other => Err(LavsError::titled(error::METHOD_NOT_FOUND, format!("laika has no endpoint {other:?}"))),
+    }
+}
+
+/// The notebook's endpoints. A note that is not there is an invalid `id`; any other notebook
+/// failure is a handler error carrying its `NOTEBOOK_` code.
+fn notes(host: &Host, endpoint: &str, input: &Value) -> Result<Value, LavsError> {
+    use crate::notebook::{NotebookError, export};
+    let failed = |e: NotebookError| {
+        let code = if e.code == NotebookError::NOT_FOUND { error::INVALID_PARAMS } else { error::HANDLER_ERROR };
+        LavsError::titled(code, format!("{}: {}", e.code, e.message))
+            .with_data(json!({ "code": e.code, "field": "id" }))
+    };
+    let notebook = host.notebook().map_err(failed)?;
+    let id = input["id"].as_str().unwrap_or_default();
+    match endpoint {
+        "listNotes" => {
+            let limit = input["limit"].as_u64().unwrap_or(100) as usize;
+            Ok(json!(notebook.list(input["tag"].as_str(), limit).map_err(failed)?))
+        }
+        "getNote" => {
+            let note = notebook.live(id).map_err(failed)?;
+            Ok(json!({ "note": note, "versions": notebook.versions(id).map_err(failed)? }))
+        }
+        "exportNote" => {
+            let note = notebook.live(id).map_err(failed)?;
+            let text = match input["format"].as_str() {
+                Some("text") => export::to_text(&note),
+                Some("json") => export::to_json(&note),
+                Some("csv") => export::to_csv(&note)
+                    .map_err(|e| LavsError::titled(error::HANDLER_ERROR, format!("NOTEBOOK_EXPORT_FAILED: {e}")))?,
+                _ => export::to_markdown(&note),
+            };
+            Ok(json!({ "id": note.id, "format": input["format"], "text": text }))
+        }
+        _ => Ok(json!(notebook.undo(id).map_err(failed)?)),
     }
 }
 

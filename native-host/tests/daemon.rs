@@ -612,6 +612,104 @@ fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
     daemon.stop();
 }
 
+/// The Librarian's card answered over LAVS: the daemon applies the change it proposed as a new
+/// version of the note, the notes endpoints show it, and undo takes it back.
+#[test]
+fn an_approved_librarian_card_is_applied_by_the_daemon_and_undone_over_lavs() {
+    use laika_host::history::{ApprovalRecord, History, StoragePolicy};
+    use laika_host::notebook::{NoteChange, NoteState, Notebook};
+    let data = fresh_dir("librarian-card");
+    std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
+    // A note, and a run that proposes to retitle it, as `laika-host librarian run` leaves them.
+    {
+        let notebook = Notebook::open(&data.join(laika_host::notebook::FILE)).unwrap();
+        let state = NoteState {
+            title: "Outage notes".into(),
+            body_markdown: "The database stopped at nine.".into(),
+            ..NoteState::default()
+        };
+        let note = notebook.create(&state, &[], "default", &NoteChange::by("notes.add")).unwrap();
+        let operation = json!({ "operation_id": "op_1", "kind": "rewrite_note", "target": { "note_id": note.id },
+            "title": "Database outage", "body_markdown": "The database stopped at nine.", "reason": "clearer", "confidence": 0.8 });
+        let record = json!({ "id": "lib_t1", "source_versions": { "note_1": 1 } });
+        notebook
+            .record_run(
+                "lib_t1",
+                "tidy",
+                "notebook",
+                "proposed",
+                &record,
+                &[("op_1".into(), operation.clone(), Some("lib_t1-op_1".into()), "proposed")],
+            )
+            .unwrap();
+        let history = History::open(&data.join("history.sqlite3"), StoragePolicy::Redacted).unwrap();
+        history
+            .record_approval(&ApprovalRecord {
+                id: "lib_t1-op_1".into(),
+                conversation_id: None,
+                created_at: "2026-11-26T00:00:00.000Z".into(),
+                origin: None,
+                tool_name: "librarian.rewrite_note".into(),
+                arguments: json!({ "run_id": "lib_t1", "operation": operation }),
+                verdict: "ask".into(),
+                code: "POLICY_NEEDS_APPROVAL".into(),
+                grantable: None,
+                decision: None,
+                decided_at: None,
+                reason: Some("The Librarian proposes to rewrite note_1".into()),
+            })
+            .unwrap();
+    }
+    let (daemon, port) = Daemon::start(&data);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut ws = runtime
+        .block_on(tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/lavs/laika")))
+        .expect("LAVS over a WebSocket")
+        .0;
+    let mut next_id = 0;
+    let mut call = |endpoint: &str, input: Value| -> Value {
+        next_id += 1;
+        let id = next_id;
+        runtime.block_on(async {
+            let request = json!({ "jsonrpc": "2.0", "id": id, "method": "lavs/call", "params": { "endpoint": endpoint, "input": input } });
+            ws.send(Message::Text(request.to_string().into())).await.unwrap();
+            loop {
+                let frame = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a reply").unwrap().unwrap();
+                let frame: Value = serde_json::from_str(frame.to_text().unwrap()).unwrap();
+                if frame["id"] == id {
+                    return frame;
+                }
+            }
+        })
+    };
+    let listed = call("listApprovals", json!({}));
+    assert_eq!(listed["result"][0]["tool_name"], "librarian.rewrite_note", "{listed}");
+    let decided = call("decideApproval", json!({ "approval_id": "lib_t1-op_1", "decision": "approve" }));
+    assert_eq!(decided["result"]["approval"]["decision"], "approve", "{decided}");
+    // The daemon applies it as soon as it hears the answer.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let note = loop {
+        let got = call("getNote", json!({ "id": "note_1" }));
+        if got["result"]["note"]["version"] == 2 || std::time::Instant::now() > deadline {
+            break got;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(note["result"]["note"]["title"], "Database outage", "{note}");
+    assert_eq!(note["result"]["versions"][1]["change"]["run_id"], "lib_t1", "{note}");
+    let markdown = call("exportNote", json!({ "id": "note_1", "format": "markdown" }));
+    assert!(markdown["result"]["text"].as_str().unwrap().starts_with("# Database outage\n"), "{markdown}");
+    let undone = call("undoNote", json!({ "id": "note_1" }));
+    assert_eq!(undone["result"]["title"], "Outage notes", "{undone}");
+    let missing = call("getNote", json!({ "id": "note_9" }));
+    assert_eq!(
+        (missing["error"]["code"].clone(), missing["error"]["data"]["code"].clone()),
+        (json!(-32602), json!("NOTEBOOK_NOT_FOUND")),
+        "{missing}"
+    );
+    daemon.stop();
+}
+
 type Ws2 = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A daemon a test started by hand: killed if the test ends early, so it never outlives it (nor
