@@ -14,10 +14,23 @@
 
 use laika_shared::librarian::Request;
 
+/// The reasons an operation may give. A reason is shown on the approval card, and a small
+/// model's own reasons were claims about the notes that the notes do not make (seen in the
+/// bench: a reason written about the other note of the run); these say only what the change
+/// does.
+pub const REASONS: &[&str] = &[
+    "The title now says what the note is about.",
+    "The note now keeps only its main points.",
+    "The notes share these points.",
+    "The note belongs under this topic.",
+];
+
 /// Token limits of the free-text fields (what fits a note title, a short note, a reason).
 mod limits {
     pub const SUMMARY_TOKENS: usize = 40;
     pub const TITLE_TOKENS: usize = 24;
+    /// The longest of [`super::REASONS`], with room.
+    pub const REASON_TOKENS: usize = 16;
     /// Words of a title (each a word of the note).
     pub const TITLE_WORDS: usize = 12;
     /// Sentences of a body (each a sentence of the note), and the longest a body may copy:
@@ -26,7 +39,6 @@ mod limits {
     pub const SENTENCE_CHARS: usize = 200;
     /// Tokens of a free body (a retag's tags, a relink's ids).
     pub const BODY_TOKENS: usize = 160;
-    pub const REASON_TOKENS: usize = 32;
     pub const WARNINGS_TOKENS: usize = 24;
     /// Operations a response may hold at most under the grammar, whatever the request allows:
     /// with the limits above, three operations and the envelope stay under 900 tokens.
@@ -158,14 +170,14 @@ status: "ok" | "needs_clarification" | "rejected"
 {operations}{target}{rules}topic: {topic}
 summary[max_tokens={summary}]: /[^<\n]+/
 free_body[max_tokens={body}]: /[^<]+/
-reason[max_tokens={reason}]: /[^<\n]+/
+reason: {reasons}
 warnings[max_tokens={warnings}]: /[^<]+/
 CONFIDENCE: /0\.[0-9][0-9]?|1\.0|0|1/
 "#,
         request_id = literal(&request.request_id),
         summary = limits::SUMMARY_TOKENS,
         body = limits::BODY_TOKENS,
-        reason = limits::REASON_TOKENS,
+        reasons = alternatives(REASONS.iter().map(|r| r.to_string())),
         warnings = limits::WARNINGS_TOKENS,
     )
 }
