@@ -116,25 +116,16 @@ impl Notebook {
         state.check()?;
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let now = now_rfc3339();
+        // The row holds what never changes; its state is written as version 1 the way every
+        // later version is.
         tx.execute(
-            "INSERT INTO notes (title, body_markdown, doc_json, tags_json, path, links_json, sources_json, redaction,
-                 version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9)",
-            params![
-                state.title,
-                state.body_markdown,
-                state.doc.as_ref().map(Value::to_string),
-                serde_json::to_string(&state.tags)?,
-                state.path,
-                serde_json::to_string(&state.links)?,
-                serde_json::to_string(sources)?,
-                redaction,
-                now,
-            ],
+            "INSERT INTO notes (title, body_markdown, tags_json, links_json, sources_json, redaction, version,
+                 created_at, updated_at)
+             VALUES ('', '', '[]', '[]', ?1, ?2, 0, ?3, ?3)",
+            params![serde_json::to_string(sources)?, redaction, now_rfc3339()],
         )?;
         let seq = tx.last_insert_rowid();
-        insert_version(&tx, seq, 1, state, change, &now)?;
+        write_state(&tx, seq, 1, state, false, change)?;
         let note = load(&tx, seq)?.ok_or_else(|| NotebookError::io("a note just written is missing"))?;
         tx.commit()?;
         Ok(note)
