@@ -206,9 +206,6 @@ fn check_accepted(raw: &RawToolCall, typed: &ToolCall) {
         ToolCall::MoneyCalculate(a) => {
             assert!(a.currency.len() == 3 && a.currency.bytes().all(|b| b.is_ascii_alphabetic()))
         }
-        ToolCall::EstimateTax(a) => {
-            assert!(a.amount_minor >= 0 && a.currency.len() == 3 && a.currency.bytes().all(|b| b.is_ascii_alphabetic()))
-        }
         ToolCall::ArtifactSave(a) => {
             assert!(a.text.is_some() != a.doc.is_some(), "exactly one body");
             if let Some(doc) = &a.doc {

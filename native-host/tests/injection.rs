@@ -77,8 +77,6 @@ const READ_ONLY: &[&str] = &[
     "content.find",
     "app.calculate",
     "app.money_calculate",
-    "commerce.estimate_tax",
-    "commerce.estimate_shipping",
     "collection.list_sources",
     "transform.list_types",
 ];
@@ -792,8 +790,6 @@ fn gate_table(observation: &Observation) -> Value {
         ("transform.list_types", json!({})),
         ("transform.run", json!({ "collectionId": "c", "type": "table" })),
         ("app.money_calculate", json!({ "expression": "1.10+2", "currency": "EUR" })),
-        ("commerce.estimate_tax", json!({ "amountMinor": 1000, "currency": "USD", "destination": { "state": "CA" } })),
-        ("commerce.estimate_shipping", json!({ "destination": { "state": "CA" } })),
     ];
     let mut table = Vec::new();
     let mut allowed = Vec::new();

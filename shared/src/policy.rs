@@ -200,10 +200,7 @@ pub fn decide(call: &ToolCall, ctx: &PolicyContext<'_>) -> Decision {
         }
         ToolCall::Summarize(_) => Decision::allow("summarises what Laika already observed"),
         ToolCall::Find(args) if args.scope != Some(FindScope::Web) => Decision::allow("searches within the page"),
-        ToolCall::Calculate(_)
-        | ToolCall::MoneyCalculate(_)
-        | ToolCall::EstimateTax(_)
-        | ToolCall::EstimateShipping(_) => Decision::allow("pure computation on this machine"),
+        ToolCall::Calculate(_) | ToolCall::MoneyCalculate(_) => Decision::allow("pure computation on this machine"),
         ToolCall::CollectionListSources(_) | ToolCall::TransformListTypes(_) => Decision::allow("reads local data"),
 
         ToolCall::Click(args) => {

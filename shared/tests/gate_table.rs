@@ -253,10 +253,6 @@ fn variants(name: &str, handles: &[String]) -> Vec<Value> {
             .collect(),
         "app.calculate" => vec![json!({ "expression": "1+2", "precision": 2 })],
         "app.money_calculate" => vec![json!({ "expression": "19.99*3", "currency": "EUR", "rounding": "bankers" })],
-        "commerce.estimate_tax" => {
-            vec![json!({ "amountMinor": 1999, "currency": "USD", "destination": { "state": "CA", "zip": "94103" } })]
-        }
-        "commerce.estimate_shipping" => vec![json!({ "destination": { "state": "CA" }, "speed": "expedited" })],
         "collection.create" => vec![json!({ "title": "Reading", "tags": ["a"] })],
         "collection.list_sources" => vec![json!({ "collectionId": "c" })],
         "collection.add_sources" => {
@@ -337,8 +333,6 @@ fn read_only(call: &ToolCall, integrations: &[IntegrationEndpoint]) -> bool {
                 | ToolCall::Summarize(_)
                 | ToolCall::Calculate(_)
                 | ToolCall::MoneyCalculate(_)
-                | ToolCall::EstimateTax(_)
-                | ToolCall::EstimateShipping(_)
                 | ToolCall::CollectionListSources(_)
                 | ToolCall::TransformListTypes(_)
         ),

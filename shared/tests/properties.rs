@@ -70,7 +70,7 @@ proptest! {
     #[test]
     fn tool_arguments_of_any_shape_are_checked_not_trusted(
         name in prop_oneof![Just("browser.click"), Just("browser.type"), Just("browser.navigate"), Just("app.calculate"),
-                            Just("collection.add_sources"), Just("artifact.save"), Just("commerce.estimate_tax")],
+                            Just("collection.add_sources"), Just("artifact.save"), Just("app.money_calculate")],
         arguments in json_value(),
     ) {
         let raw = RawToolCall { name: name.to_string(), arguments: arguments.as_object().cloned().unwrap_or_default() };
