@@ -1,7 +1,8 @@
 //! Approved content-script tools, executed on the live page, and the highlight overlay.
 //!
 //! [`run_tool`] runs `browser.click`, `browser.type`, `browser.select` and `browser.scroll` after
-//! the Policy Gate and the user have approved them. The call is checked once more against the
+//! the Policy Gate and the user have approved them, and `browser.get_selection_links` (which
+//! only reads: the gate allows it) lists the links inside the user's selection. The call is checked once more against the
 //! shared catalogue (`RawToolCall::to_typed`), the element is found by its handle through
 //! [`LiveDom::element`] (never by a selector or an attribute the page could move), and before
 //! anything happens the element must still be in the page, visible and enabled. The answer is
@@ -12,7 +13,8 @@
 //! | code | when |
 //! |---|---|
 //! | `TOOL_UNKNOWN`, `TOOL_ARGS_INVALID`, `TOOL_ARG_OUT_OF_RANGE` | the catalogue refused the call |
-//! | `TOOL_NOT_CONTENT_SCRIPT` | a catalogue tool other than the four above |
+//! | `TOOL_NOT_CONTENT_SCRIPT` | a catalogue tool other than the five above |
+//! | `TOOL_NO_SELECTION` | `browser.get_selection_links` with nothing selected in the page |
 //! | `TOOL_ELEMENT_GONE` | the handle's element is no longer in the page |
 //! | `TOOL_ELEMENT_HIDDEN` | `display: none` on it or an ancestor, `visibility: hidden`, or no size |
 //! | `TOOL_ELEMENT_DISABLED` | `disabled` (property, attribute, `:disabled`, a disabled fieldset), `aria-disabled="true"` on it or an ancestor, or a disabled option |
@@ -44,6 +46,7 @@
 
 use crate::live_dom::LiveDom;
 use laika_shared::codes::Code;
+use laika_shared::dom::Dom;
 use laika_shared::observe::{field_kind, redact_url};
 use laika_shared::tools::{RawToolCall, ToolCall};
 use serde_json::{Map, Value, json};
@@ -64,6 +67,9 @@ const TEXT_INPUT_TYPES: &[&str] = &["text", "search", "email", "url", "tel", "nu
 
 /// At most this many option labels are listed when no option matches.
 const MAX_LISTED_OPTIONS: usize = 20;
+
+/// Links `browser.get_selection_links` lists when the call names no `maxLinks`.
+const DEFAULT_SELECTION_LINKS: usize = 50;
 
 /// Longest element text a click result reports.
 const MAX_RESULT_TEXT_CHARS: usize = 80;
@@ -112,11 +118,14 @@ fn execute(dom: &LiveDom, name: &str, arguments: &Map<String, Value>) -> Outcome
         ToolCall::Type(args) => type_text(dom, &args.handle_id, &args.text),
         ToolCall::Select(args) => select(dom, &args.handle_id, &args.value),
         ToolCall::Scroll(args) => scroll(dom, args.delta_y),
+        ToolCall::GetSelectionLinks(args) => {
+            selection_links(dom, args.max_links.map_or(DEFAULT_SELECTION_LINKS, |n| n as usize))
+        }
         other => Err(fail(
             Code::ToolNotContentScript,
             format!(
-                "{} is not executed here; the content script runs browser.click, browser.type, browser.select and \
-                 browser.scroll",
+                "{} is not executed here; the content script runs browser.click, browser.type, browser.select, \
+                 browser.scroll and browser.get_selection_links",
                 other.name()
             ),
         )),
@@ -151,6 +160,58 @@ fn click(dom: &LiveDom, handle: &str) -> Outcome {
         result["href"] = Value::String(href);
     }
     Ok(result)
+}
+
+/// `browser.get_selection_links`: the links the user's selection holds or touches, in page
+/// order, each once (by URL), at most `max`. A link's URL is absolute and redacted as the
+/// observation redacts it; one that is not a web address (`javascript:`, `mailto:`) is left out.
+fn selection_links(dom: &LiveDom, max: usize) -> Outcome {
+    let window = window_of(dom)?;
+    let selection = window.get_selection().map_err(thrown("reading the selection"))?;
+    let Some(selection) = selection.filter(|s| !s.is_collapsed() && s.range_count() > 0) else {
+        return Err(fail(
+            Code::ToolNoSelection,
+            "nothing is selected in the page: select the part whose links you want, then ask again",
+        ));
+    };
+    let anchors = dom.document().query_selector_all("a[href], area[href]").map_err(thrown("finding the links"))?;
+    let page_url = dom.url();
+    let mut links: Vec<Value> = vec![];
+    let mut seen: Vec<String> = vec![];
+    let mut more = false;
+    for i in 0..anchors.length() {
+        let Some(node) = anchors.item(i) else { continue };
+        // Partly selected counts: a selection that starts inside a link's text holds the link.
+        if !selection.contains_node_with_allow_partial_containment(&node, true).unwrap_or(false) {
+            continue;
+        }
+        let element: &Element = node.unchecked_ref();
+        // The resolved address (`href` property), not the attribute as written.
+        let href = js_sys::Reflect::get(element, &JsValue::from_str("href")).ok().and_then(|v| v.as_string());
+        let Some(url) = href
+            .and_then(|href| redact_url(&href, &page_url))
+            .filter(|url| url.starts_with("https://") || url.starts_with("http://"))
+        else {
+            continue;
+        };
+        if seen.contains(&url) {
+            continue;
+        }
+        if links.len() == max {
+            more = true;
+            break;
+        }
+        seen.push(url.clone());
+        links.push(json!({ "text": short_text(element), "url": url, "handleId": dom.handle(&node) }));
+    }
+    let count = links.len();
+    let message = match count {
+        0 => "The selection holds no links.".to_string(),
+        1 => "The selection holds 1 link.".to_string(),
+        n if more => format!("The selection holds more than {n} links; the first {n} are listed."),
+        n => format!("The selection holds {n} links."),
+    };
+    Ok(json!({ "links": links, "count": count, "truncated": more, "message": message }))
 }
 
 /// The editable thing `browser.type` writes into.

@@ -363,7 +363,7 @@ async fn scroll_moves_the_page_and_reports_where_it_is() {
 }
 
 #[wasm_bindgen_test]
-async fn only_the_four_content_script_tools_run_and_arguments_are_checked() {
+async fn only_the_content_script_tools_run_and_arguments_are_checked() {
     let dom = load(&tools_page()).await;
     assert_error(&run(&dom, "browser.navigate", json!({ "url": "https://evil.example/" })), Code::ToolNotContentScript);
     assert_error(&run(&dom, "browser.observe_dom", json!({})), Code::ToolNotContentScript);
@@ -485,4 +485,45 @@ async fn the_box_follows_its_element_when_the_page_scrolls_or_resizes() {
     window.scroll_by_with_x_and_y(0.0, 30.0);
     settle().await;
     assert!(highlight_rect().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn the_links_of_the_selection_are_listed_absolute_redacted_and_once() {
+    let dom = load(
+        r#"<!doctype html><html><body>
+<p id="before">Before: <a href="https://outside.example/">outside</a></p>
+<div id="picked">Read <a href="/guide?id=4&amp;token=abc123">the guide</a>, <a href="https://docs.example/a">docs</a>,
+<a href="javascript:void(0)">a script</a>, <a href="/guide?id=4&amp;token=abc123">the guide again</a>
+and <a href="https://docs.example/b">more docs</a>.</div>
+</body></html>"#,
+    )
+    .await;
+    let window = dom.document().default_view().expect("a window");
+    let selection = window.get_selection().unwrap().expect("a selection");
+    selection.remove_all_ranges().unwrap();
+    assert_error(&run(&dom, "browser.get_selection_links", json!({})), Code::ToolNoSelection);
+
+    let range = dom.document().create_range().unwrap();
+    range.select_node_contents(&by_id(&dom, "picked")).unwrap();
+    selection.add_range(&range).unwrap();
+    let answer = run(&dom, "browser.get_selection_links", json!({}));
+    let links = result(&answer)["links"].as_array().unwrap().clone();
+    let urls: Vec<&str> = links.iter().map(|l| l["url"].as_str().unwrap()).collect();
+    // The link before the selection, the script link and the repeat are not listed; the
+    // relative link is absolute and its token redacted as the observation redacts it.
+    assert_eq!(urls.len(), 3, "{answer}");
+    assert!(urls[0].contains("/guide?id=4"), "{}", urls[0]);
+    assert!(!urls[0].contains("abc123"), "the token is redacted: {}", urls[0]);
+    assert_eq!(&urls[1..], ["https://docs.example/a", "https://docs.example/b"]);
+    assert_eq!(links[1]["text"], "docs");
+    assert_eq!(result(&answer)["truncated"], false);
+    // Each link's handle names it, for a later click.
+    let docs = dom.element(links[1]["handleId"].as_str().unwrap()).expect("the handle names the link");
+    assert_eq!(docs.text_content().unwrap(), "docs");
+
+    let first = run(&dom, "browser.get_selection_links", json!({ "maxLinks": 1 }));
+    assert_eq!(result(&first)["count"], 1);
+    assert_eq!(result(&first)["truncated"], true);
+    assert_error(&run(&dom, "browser.get_selection_links", json!({ "maxLinks": 0 })), Code::ToolArgOutOfRange);
+    selection.remove_all_ranges().unwrap();
 }

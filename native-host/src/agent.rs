@@ -392,9 +392,14 @@ pub async fn plan(
         // Whatever an engine wrote, a read-only goal acts on nothing.
         reply.tool_calls.clear();
     }
-    // Calls whose handles are not on the page never reach the gate.
-    let calls: Vec<ToolCall> =
-        reply.tool_calls.iter().filter(|c| c.check_handle(&input.observation).is_ok()).cloned().collect();
+    // Calls whose handles are not on the page never reach the gate; each is gated and shown as
+    // what it proposes (a find on the web is a search).
+    let calls: Vec<ToolCall> = reply
+        .tool_calls
+        .iter()
+        .filter(|c| c.check_handle(&input.observation).is_ok())
+        .map(|c| c.clone().proposed())
+        .collect();
     if small && no_model_reply.is_none() {
         reply.summary = describe_calls(&input.goal, &calls, &input.observation);
         reply.summary_format = SummaryFormat::Plain;

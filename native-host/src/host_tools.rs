@@ -20,10 +20,12 @@ use crate::history::History;
 use crate::host::{Host, HostEvent};
 use crate::integrations::{self, Integration, endpoints};
 use crate::notebook::{self, NoteSource};
+use crate::prompt::SUMMARY_DOC_ID;
 use crate::transport::HostError;
 use laika_shared::policy::{self, EndpointKind, PolicyContext, Verdict};
 use laika_shared::tools::{
-    ArtifactShareArgs, Executor, IntegrationInvokeArgs, OpenTarget, RawToolCall, ShareFormat, ShareTarget, ToolCall,
+    ArtifactShareArgs, Executor, FindArgs, FindScope, IntegrationInvokeArgs, OpenTarget, RawToolCall, ShareFormat,
+    ShareTarget, ToolCall,
 };
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -245,6 +247,7 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
                     "message": format!("Opened {}.", note.id),
                 }))
             }
+            ToolCall::Find(args) => find(host, pending.conversation_id.as_deref(), args),
             other => Err(HostError::new(
                 "TOOL_NO_EXECUTOR",
                 format!("{} has no executor in this version of Laika; nothing was run", other.name()),
@@ -252,6 +255,46 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
         }
     };
     pending.outcome.get_or_init(execute).await.clone()
+}
+
+/// `content.find` in the page the conversation observed last: each place is a citation, which
+/// the sidecar lists under the step and lights up (the first at once, each on hover).
+fn find(host: &Host, conversation_id: Option<&str>, args: &FindArgs) -> Result<Value, HostError> {
+    if args.scope == Some(FindScope::Web) {
+        // The planner proposes a web find as a search ([`ToolCall::proposed`]): one that
+        // reaches here came another way, and the search it means asks first.
+        return Err(HostError::new(
+            "TOOL_FIND_WEB",
+            "a find on the web is proposed as a search, which asks first; nothing was run",
+        ));
+    }
+    let page = conversation_id.and_then(|id| host.page(id)).ok_or_else(|| {
+        HostError::new("TOOL_NO_PAGE", "this conversation has no observed page to find in; nothing was run")
+    })?;
+    let found = laika_shared::grounding::find::find(&page, &args.query);
+    let citations: Vec<Value> = found
+        .iter()
+        .map(|f| {
+            let mut citation = json!({ "doc_id": SUMMARY_DOC_ID, "quote": f.quote });
+            if let Some(handle) = &f.handle_id {
+                citation["handle_id"] = json!(handle);
+            }
+            citation
+        })
+        .collect();
+    let exact = found.iter().all(|f| f.exact);
+    let query = args.query.trim();
+    let message = match found.len() {
+        0 => format!("\"{query}\" is not on this page."),
+        1 => format!("Found \"{query}\" once on this page."),
+        n => format!("Found \"{query}\" in {n} places on this page."),
+    };
+    let message = if exact {
+        message
+    } else {
+        message.replace(" on this page.", " on this page (its words, not in that order).")
+    };
+    Ok(json!({ "query": query, "matches": found.len(), "exact": exact, "citations": citations, "message": message }))
 }
 
 /// `artifact.share`: the note in the format asked, to a file (the user's Downloads folder, or
@@ -534,6 +577,45 @@ mod tests {
         assert_eq!(notes(&host), "Approved from the panel\n");
         assert_eq!(run(&host, refused["id"].as_str().unwrap()).await.unwrap_err().code, "TOOL_NOT_APPROVED");
         runner.abort();
+    }
+
+    #[tokio::test]
+    async fn a_find_runs_in_the_observed_page_and_a_find_on_the_web_is_proposed_as_a_search() {
+        let (_dir, host) = host_with_notes("find");
+        let calls = json!([
+            { "name": "content.find", "arguments": { "query": "ABOUT notes" } },
+            { "name": "content.find", "arguments": { "query": "umbrella", "scope": "page" } },
+            { "name": "content.find", "arguments": { "query": "notes app reviews", "scope": "web" } },
+        ]);
+        let (reply, _) = plan(&host, calls).await;
+        let proposed = reply["tool_calls"].as_array().unwrap();
+        assert_eq!(proposed.len(), 3, "{reply}");
+        assert!(proposed[..2].iter().all(|c| c["name"] == "content.find" && c["decision"]["verdict"] == "allow"));
+        assert_eq!(proposed[2]["name"], "search");
+        assert_eq!(proposed[2]["arguments"]["query"], "notes app reviews");
+        assert_eq!(proposed[2]["decision"]["verdict"], "ask", "a web search asks: {}", proposed[2]);
+
+        let found = run(&host, proposed[0]["id"].as_str().unwrap()).await.expect("a find in the page runs");
+        assert_eq!(found["matches"], 1);
+        assert_eq!(found["citations"][0]["quote"], "A story about notes.");
+        assert_eq!(found["message"], "Found \"ABOUT notes\" once on this page.");
+        let none = run(&host, proposed[1]["id"].as_str().unwrap()).await.expect("runs");
+        assert_eq!(
+            (none["matches"].clone(), none["message"].clone()),
+            (json!(0), json!("\"umbrella\" is not on this page."))
+        );
+
+        // A blank query is refused before any gate (the planner is asked to repair it).
+        let blank = RawToolCall::from_value(&json!({ "name": "content.find", "arguments": { "query": "  " } }), "")
+            .expect("a call")
+            .to_typed()
+            .expect_err("blank");
+        assert_eq!(blank[0].code.as_str(), "TOOL_ARG_OUT_OF_RANGE");
+        // Without a page observed in the conversation there is nothing to find in.
+        let args = FindArgs { query: "notes".into(), scope: None };
+        assert_eq!(find(&host, Some("no-such-conversation"), &args).unwrap_err().code, "TOOL_NO_PAGE");
+        let web = FindArgs { query: "notes".into(), scope: Some(FindScope::Web) };
+        assert_eq!(find(&host, None, &web).unwrap_err().code, "TOOL_FIND_WEB");
     }
 
     #[tokio::test]

@@ -100,7 +100,8 @@ codes! {
     ToolUnknownHandle => "TOOL_UNKNOWN_HANDLE": "handleId must name an element of the latest observation.";
 
     // Tool execution on the live page (the content script, after approval)
-    ToolNotContentScript => "TOOL_NOT_CONTENT_SCRIPT": "The content script executes browser.click, browser.type, browser.select and browser.scroll only; other tools run elsewhere.";
+    ToolNotContentScript => "TOOL_NOT_CONTENT_SCRIPT": "The content script executes browser.click, browser.type, browser.select, browser.scroll and browser.get_selection_links only; other tools run elsewhere.";
+    ToolNoSelection => "TOOL_NO_SELECTION": "browser.get_selection_links needs a selection: nothing is selected in the page.";
     ToolElementGone => "TOOL_ELEMENT_GONE": "The element behind handleId is no longer in the page.";
     ToolElementHidden => "TOOL_ELEMENT_HIDDEN": "The element is not visible: hidden by style, inside a hidden ancestor, or without size.";
     ToolElementDisabled => "TOOL_ELEMENT_DISABLED": "The element (or the chosen option) is disabled: disabled property or attribute, a disabled fieldset, or aria-disabled=\"true\".";

@@ -205,6 +205,18 @@ impl From<&ToolCall> for RawToolCall {
 }
 
 impl ToolCall {
+    /// The call as it is proposed to the user: `content.find` with `scope: "web"` is a web
+    /// search (laika-tools: "scope: web proposes a search"), so its card, its gate decision and
+    /// its run are the `search` tool's. Every other call is itself.
+    pub fn proposed(self) -> ToolCall {
+        match self {
+            ToolCall::Find(FindArgs { query, scope: Some(FindScope::Web) }) => {
+                ToolCall::Search(SearchArgs { query, engine: None, new_tab: None })
+            }
+            other => other,
+        }
+    }
+
     /// The element the call targets, if it targets one.
     pub fn handle_id(&self) -> Option<&str> {
         match self {
@@ -817,6 +829,14 @@ mod tests {
         assert_eq!(CATALOGUE.len(), 27);
         // Removed for want of a data source (README, "Not in the catalogue").
         assert!(spec("commerce.estimate_tax").is_none() && spec("commerce.estimate_shipping").is_none());
+    }
+
+    #[test]
+    fn a_find_on_the_web_is_proposed_as_a_search() {
+        let web = call(json!({ "name": "content.find", "arguments": { "query": "boots", "scope": "web" } })).unwrap();
+        assert_eq!(web.proposed(), ToolCall::Search(SearchArgs { query: "boots".into(), engine: None, new_tab: None }));
+        let page = call(json!({ "name": "content.find", "arguments": { "query": "boots" } })).unwrap();
+        assert_eq!(page.clone().proposed(), page);
     }
 
     #[test]

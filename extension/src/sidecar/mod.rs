@@ -953,11 +953,29 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
             // An opened note (its render document, made by the host: the Markdown parser stays
             // out of the extension's WASM), drawn through the same sanitising renderer as any
             // answer.
-            if let Some(doc) = result.get("doc") {
-                if let Ok((rendered, _)) = render_dom::render_value(&document(), doc) {
-                    rendered.set_class_name("note-view");
-                    step.append_child(&rendered).ok();
+            if let Some(doc) = result.get("doc")
+                && let Ok((rendered, _)) = render_dom::render_value(&document(), doc)
+            {
+                rendered.set_class_name("note-view");
+                step.append_child(&rendered).ok();
+            }
+            // Places in the page (content.find): listed as citations, the first lit up at once.
+            if result["citations"].as_array().is_some_and(|c| !c.is_empty()) {
+                show_citations(step, &result["citations"], run.tab_id);
+                if let Some(handle) = result.pointer("/citations/0/handle_id").and_then(Value::as_str) {
+                    let _ = tab_op(run.tab_id, "highlight", json!({ "handleId": handle })).await;
                 }
+            }
+            // The links of the user's selection (browser.get_selection_links), as text: each its
+            // caption and its address.
+            if let Some(links) = result["links"].as_array().filter(|l| !l.is_empty()) {
+                let list = el("ul", "links");
+                for link in links {
+                    let caption = link["text"].as_str().unwrap_or_default();
+                    let url = link["url"].as_str().unwrap_or_default();
+                    list.append_child(&text_el("li", "", &format!("{caption} — {url}"))).ok();
+                }
+                step.append_child(&list).ok();
             }
             // artifact.share to the clipboard: the host hands the text, the page copies it.
             if let (Some(text), Some(window)) = (result["clipboard"].as_str(), web_sys::window()) {

@@ -15,9 +15,12 @@
 //!    Within it, [`align`]: the claim's words must be joined as the page joins them (one page
 //!    sentence shortened, or two joined; no word added), which word counts cannot see.
 //!
+//! Beside them, [`find`]: where a user's `content.find` query occurs on the page.
+//!
 //! Every word list and threshold is in [`words`], with where it came from.
 
 pub mod align;
+pub mod find;
 pub mod guard;
 pub mod rank;
 pub mod retrieve;

@@ -737,3 +737,10 @@ pub const BM25_B: f64 = 0.75;
 
 /// Retrieval: passages are runs of page lines of about this many characters.
 pub const PASSAGE_CHARS: usize = 500;
+
+/// `content.find`: the most places one find reports (about what a sidecar step shows without
+/// scrolling away from its card), and how much of each is quoted (a sentence of average length
+/// whole; the key points' cut, `QUOTE_CHARS` in the summary, is longer because a point is read on
+/// its own).
+pub const FIND_MAX_PLACES: usize = 20;
+pub const FIND_QUOTE_CHARS: usize = 240;
