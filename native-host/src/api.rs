@@ -349,8 +349,10 @@ impl HostApi {
     /// `tool.run {call_id}`: a host-run call of a planning step, once allowed or approved.
     fn tool_run(&self, request: &Request) -> Result<Answer, HostError> {
         let call_id = str_param(request, "call_id")?.to_string();
+        // A page the browser captured for a capture call (source.capture, source.refresh).
+        let capture = request.params.get("capture").filter(|c| !c.is_null()).cloned();
         let host = self.host.clone();
-        Ok(Answer::Later(Box::pin(async move { crate::host_tools::run(&host, &call_id).await })))
+        Ok(Answer::Later(Box::pin(async move { crate::host_tools::run_with(&host, &call_id, capture.as_ref()).await })))
     }
 
     fn approval_decide(&self, request: &Request) -> Result<Value, HostError> {

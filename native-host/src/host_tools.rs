@@ -16,6 +16,7 @@
 //! key: a repeat answers with the stored result ([`crate::history::History::integration_result`]).
 //! What the model may call, and what the planner is told of it, is [`crate::integrations`].
 
+use crate::collection_tools;
 use crate::history::History;
 use crate::host::{Host, HostEvent};
 use crate::integrations::{self, Integration, endpoints};
@@ -149,6 +150,12 @@ pub fn integrations(host: &Host) -> Vec<Integration> {
 
 /// `tool.run`: runs the kept call `call_id` if the gate allows it now, or its card was approved.
 pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
+    run_with(host, call_id, None).await
+}
+
+/// [`run`], with the page the browser captured for a capture call ([`collection_tools`]):
+/// without one, such a call answers what to capture and keeps no outcome.
+pub async fn run_with(host: &Host, call_id: &str, capture: Option<&Value>) -> Result<Value, HostError> {
     let pending = host.host_calls.get(call_id).ok_or_else(|| {
         HostError::new(
             "TOOL_CALL_UNKNOWN",
@@ -183,6 +190,9 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
             }
         }
         Verdict::Allow => {}
+    }
+    if collection_tools::needs_browser(&pending.call) && capture.is_none() {
+        return Ok(json!({ "needs_capture": collection_tools::capture_request(host, &pending.call)? }));
     }
     let execute = || async {
         match &pending.call {
@@ -248,6 +258,13 @@ pub async fn run(host: &Host, call_id: &str) -> Result<Value, HostError> {
                 }))
             }
             ToolCall::Find(args) => find(host, pending.conversation_id.as_deref(), args),
+            call @ (ToolCall::CollectionCreate(_)
+            | ToolCall::CollectionAddSources(_)
+            | ToolCall::CollectionListSources(_)
+            | ToolCall::SourceCapture(_)
+            | ToolCall::SourceRefresh(_)
+            | ToolCall::TransformListTypes(_)
+            | ToolCall::TransformRun(_)) => collection_tools::run(host, call, capture),
             other => Err(HostError::new(
                 "TOOL_NO_EXECUTOR",
                 format!("{} has no executor in this version of Laika; nothing was run", other.name()),
@@ -616,6 +633,96 @@ mod tests {
         assert_eq!(find(&host, Some("no-such-conversation"), &args).unwrap_err().code, "TOOL_NO_PAGE");
         let web = FindArgs { query: "notes".into(), scope: Some(FindScope::Web) };
         assert_eq!(find(&host, None, &web).unwrap_err().code, "TOOL_FIND_WEB");
+    }
+
+    /// Approves a proposed call's card (when it has one) and runs it, with a captured page.
+    async fn approve_and_run(host: &Arc<Host>, call: &Value, capture: Option<&Value>) -> Result<Value, HostError> {
+        if let Some(approval) = call["approval_id"].as_str()
+            && host.history.approval(approval).unwrap().and_then(|a| a.decision).is_none()
+        {
+            host.history.decide_approval(approval, "approve").expect("approved");
+        }
+        run_with(host, call["id"].as_str().unwrap(), capture).await
+    }
+
+    #[tokio::test]
+    async fn collections_gather_captured_pages_and_notes_and_transforms_cite_them() {
+        let (_dir, host) = host_with_notes("collections");
+        let (reply, _) =
+            plan(&host, json!([{ "name": "collection.create", "arguments": { "title": "Phones" } }])).await;
+        let create = &reply["tool_calls"][0];
+        assert_eq!(create["decision"]["verdict"], "ask", "creating a collection writes: {create}");
+        let created = approve_and_run(&host, create, None).await.expect("created");
+        let id = created["collectionId"].as_str().unwrap().to_string();
+
+        let (reply, _) = plan(&host, json!([
+            { "name": "collection.add_sources", "arguments": { "collectionId": id, "sources": [
+                { "type": "url", "url": "https://phones.example/a" },
+                { "type": "note", "title": "Launch notes", "text": "Phone B went on sale on 5 September 2023 in Berlin at 399 dollars." } ] } },
+            { "name": "collection.list_sources", "arguments": { "collectionId": id } },
+            { "name": "transform.list_types", "arguments": {} },
+        ]))
+        .await;
+        let calls = reply["tool_calls"].as_array().unwrap();
+        assert_eq!(calls[0]["decision"]["verdict"], "ask");
+        assert!(calls[1..].iter().all(|c| c["decision"]["verdict"] == "allow"), "{reply}");
+        let added = approve_and_run(&host, &calls[0], None).await.expect("added");
+        assert!(added["message"].as_str().unwrap().contains("1 address(es) wait to be captured"), "{added}");
+        let listed = approve_and_run(&host, &calls[1], None).await.expect("listed");
+        assert_eq!(listed["sources"].as_array().unwrap().len(), 2);
+        let types = approve_and_run(&host, &calls[2], None).await.expect("types");
+        assert_eq!(types["types"].as_array().unwrap().len(), 3);
+
+        // A capture runs in two steps: what to capture, then the page the browser read.
+        let (reply, _) = plan(&host, json!([{ "name": "source.capture", "arguments": { "collectionId": id, "url": "https://phones.example/a", "maxChars": 5000 } }])).await;
+        let capture = &reply["tool_calls"][0];
+        assert_eq!(capture["decision"]["verdict"], "ask");
+        let asked = approve_and_run(&host, capture, None).await.expect("asks for the page");
+        assert_eq!(asked["needs_capture"], json!({ "url": "https://phones.example/a", "maxChars": 5000 }));
+        let page = json!({ "url": "https://phones.example/a", "title": "Phone A review",
+            "text": "Phone A has a bright screen and a fast chip. It went on sale in March 2024 at a price of 499 dollars." });
+        let stored = approve_and_run(&host, capture, Some(&page)).await.expect("stored");
+        assert_eq!(stored["title"], "Phone A review");
+        assert_eq!(
+            run(&host, capture["id"].as_str().unwrap()).await.expect("kept"),
+            stored,
+            "the outcome is kept once stored"
+        );
+        let bad = json!({ "url": 7 });
+        let (reply, _) = plan(&host, json!([{ "name": "source.capture", "arguments": { "collectionId": id, "url": "https://phones.example/b" } }])).await;
+        let err = approve_and_run(&host, &reply["tool_calls"][0], Some(&bad)).await.expect_err("not an observation");
+        assert_eq!(err.code, "SOURCE_CAPTURE_INVALID");
+
+        let (reply, _) =
+            plan(&host, json!([{ "name": "transform.run", "arguments": { "collectionId": id, "type": "timeline" } }]))
+                .await;
+        let made = approve_and_run(&host, &reply["tool_calls"][0], None).await.expect("a timeline");
+        let note = host.notebook().unwrap().live(made["artifactId"].as_str().unwrap()).unwrap();
+        let lines: Vec<&str> = note.state.body_markdown.lines().filter(|l| l.starts_with("- **")).collect();
+        assert_eq!(lines.len(), 2, "{}", note.state.body_markdown);
+        assert!(
+            lines[0].starts_with("- **2023-09-05**: Phone B went on sale") && lines[0].ends_with("[2]"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].starts_with("- **2024-03**: It went on sale") && lines[1].ends_with("[1]"), "{}", lines[1]);
+        assert!(made["doc"]["children"].as_array().is_some_and(|c| !c.is_empty()));
+
+        // A refresh asks for the source's own address and replaces the capture in place.
+        let source = stored["sourceId"].as_str().unwrap();
+        let (reply, _) = plan(&host, json!([{ "name": "source.refresh", "arguments": { "sourceId": source } }])).await;
+        let refresh = &reply["tool_calls"][0];
+        let asked = approve_and_run(&host, refresh, None).await.expect("asks for the page");
+        assert_eq!(asked["needs_capture"]["url"], "https://phones.example/a");
+        let newer = json!({ "url": "https://phones.example/a", "title": "Phone A review", "text": "Phone A now costs 449 dollars." });
+        let refreshed = approve_and_run(&host, refresh, Some(&newer)).await.expect("refreshed");
+        assert_eq!((refreshed["sourceId"].as_str(), refreshed["chars"].as_u64()), (Some(source), Some(30)));
+
+        // Unknown collections are named in the error.
+        let (reply, _) =
+            plan(&host, json!([{ "name": "collection.list_sources", "arguments": { "collectionId": "col:99" } }]))
+                .await;
+        assert_eq!(approve_and_run(&host, &reply["tool_calls"][0], None).await.unwrap_err().code, "NOTEBOOK_NOT_FOUND");
     }
 
     #[tokio::test]

@@ -44,6 +44,7 @@ pub mod bench;
 #[cfg(unix)]
 pub mod bus;
 pub mod cli;
+pub mod collection_tools;
 #[cfg(unix)]
 pub mod daemon;
 pub mod debuglog;

@@ -315,3 +315,167 @@ mod tests {
         assert!(serde_json::from_str::<Signal>("\"free_cookies\"").is_err());
     }
 }
+
+/// How a page becomes a collection source (`source.capture`'s `mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceShape {
+    /// The reader's text (an article, a thread, a product).
+    Article,
+    /// The page's list items, one line each: title, snippet, address (a listing, a search
+    /// result page, a front page).
+    List,
+}
+
+/// Links a captured source keeps at most, and the source text's default bound in chars.
+pub const SOURCE_MAX_LINKS: usize = 50;
+pub const SOURCE_DEFAULT_CHARS: usize = 20_000;
+
+impl CollectionSource {
+    /// A page as a collection source: its text (or, for a list, its items) cut at a line
+    /// boundary within `max_chars`, its outline, and its links with the text they stand in.
+    /// `shape` `None` reads the page: a list when its items hold more text than its body.
+    pub fn from_observation(
+        observation: &Observation,
+        ids: (&str, &str),
+        captured_at: &str,
+        shape: Option<SourceShape>,
+        max_chars: usize,
+    ) -> CollectionSource {
+        let item_line = |i: &Item| {
+            let mut line = format!("- {}", i.title.trim());
+            if !i.snippet.trim().is_empty() {
+                line.push_str(&format!(": {}", i.snippet.trim()));
+            }
+            if !i.url.is_empty() {
+                line.push_str(&format!(" ({})", i.url));
+            }
+            line
+        };
+        let list: String = observation.items.iter().map(item_line).collect::<Vec<_>>().join("\n");
+        let shape =
+            shape.unwrap_or(if list.len() > observation.text.len() { SourceShape::List } else { SourceShape::Article });
+        let text = match shape {
+            SourceShape::List if !list.is_empty() => &list,
+            _ => &observation.text,
+        };
+        let mut links: Vec<ExtractedLink> = vec![];
+        let items = observation
+            .items
+            .iter()
+            .filter(|i| !i.url.is_empty())
+            .map(|i| (i.url.as_str(), i.title.as_str(), i.snippet.as_str()));
+        let anchors = observation
+            .elements
+            .iter()
+            .filter(|e| e.role == "link")
+            .filter_map(|e| e.href.as_deref().map(|href| (href, e.text.as_str(), "")));
+        for (url, text, context) in items.chain(anchors) {
+            if links.len() == SOURCE_MAX_LINKS {
+                break;
+            }
+            if url.starts_with("http") && !links.iter().any(|l| l.url == url) {
+                links.push(ExtractedLink {
+                    url: url.to_string(),
+                    text: text.trim().to_string(),
+                    context: context.trim().to_string(),
+                });
+            }
+        }
+        let (collection_id, source_id) = ids;
+        CollectionSource {
+            doc_type: Some("collection.source.v1".into()),
+            collection_id: collection_id.to_string(),
+            source_id: source_id.to_string(),
+            url: observation.url.clone(),
+            title: observation.title.trim().to_string(),
+            outlet: crate::weburl::WebUrl::parse(&observation.url).and_then(|u| u.host()).unwrap_or_default(),
+            captured_at: captured_at.to_string(),
+            published_at: None,
+            text: cut_at_line(text, max_chars),
+            outline: observation
+                .outline
+                .iter()
+                .map(|o| SourceOutlineEntry { level: o.level, text: o.text.clone() })
+                .collect(),
+            extracted_links: links,
+        }
+    }
+}
+
+/// `text` within `max` chars, cut after its last whole line that fits (or, for a first line
+/// longer than that, after its last whole word).
+fn cut_at_line(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let head = &text[..end];
+    // A line that ends right at the bound fits whole.
+    let line_end = if text[end..].starts_with('\n') { Some(end) } else { head.rfind('\n') };
+    match line_end {
+        Some(cut) if cut > 0 => head[..cut].trim_end().to_string(),
+        _ => head.rsplit_once(' ').map_or(head, |(h, _)| h).trim_end().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod source_tests {
+    use super::*;
+
+    fn page() -> Observation {
+        Observation {
+            url: "https://news.example/otters".into(),
+            title: " Otters return ".into(),
+            text: "H1: Otters return\n\nOtters were seen near the mill.\nVolunteers counted five.".into(),
+            outline: vec![OutlineEntry { level: 1, text: "Otters return".into(), ..Default::default() }],
+            elements: vec![
+                Element {
+                    handle_id: "laika-1".into(),
+                    role: "link".into(),
+                    text: "Mill trust".into(),
+                    href: Some("https://mill.example/".into()),
+                    ..Default::default()
+                },
+                Element {
+                    handle_id: "laika-2".into(),
+                    role: "link".into(),
+                    text: "Top".into(),
+                    href: Some("javascript:void(0)".into()),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_page_becomes_a_bounded_source_with_its_outline_and_links() {
+        let source =
+            CollectionSource::from_observation(&page(), ("col:1", "src:2"), "2026-11-26T10:00:00Z", None, 1_000);
+        assert_eq!((source.title.as_str(), source.outlet.as_str()), ("Otters return", "news.example"));
+        assert_eq!(source.text, page().text);
+        assert_eq!(source.outline[0].text, "Otters return");
+        assert_eq!(source.extracted_links.len(), 1, "web links only");
+        assert_eq!(source.extracted_links[0].url, "https://mill.example/");
+        // Bounded at a line: never half a line.
+        let cut = CollectionSource::from_observation(&page(), ("col:1", "src:2"), "", None, 50);
+        assert_eq!(cut.text, "H1: Otters return\n\nOtters were seen near the mill.");
+    }
+
+    #[test]
+    fn a_listing_is_captured_as_its_items() {
+        let mut listing = page();
+        listing.text = "News".into();
+        listing.items = vec![Item {
+            title: "Otters return".into(),
+            url: "https://news.example/o".into(),
+            snippet: "Five seen.".into(),
+            ..Default::default()
+        }];
+        let source = CollectionSource::from_observation(&listing, ("col:1", "src:3"), "", None, 1_000);
+        assert_eq!(source.text, "- Otters return: Five seen. (https://news.example/o)");
+        let article =
+            CollectionSource::from_observation(&listing, ("col:1", "src:3"), "", Some(SourceShape::Article), 1_000);
+        assert_eq!(article.text, "News");
+    }
+}

@@ -10,11 +10,17 @@
 //!    it ([`NoteChange`]); undo restores the version before, as a new version;
 //! 3. [`export`] renders a note as Markdown, text, JSON, CSV or PDF, for `artifact.share` and
 //!    `laika-host notes export`.
+//!
+//! Beside the notes, [`collections`]: sources gathered across pages (a URL captured by the
+//! extension's reader, or a note's text) that [`transforms`] turn into notes whose every
+//! statement cites a source.
 
+pub mod collections;
 pub mod export;
 pub mod redact;
 pub mod runs;
 pub mod store;
+pub mod transforms;
 
 pub use store::{Notebook, note_id};
 

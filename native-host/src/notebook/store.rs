@@ -56,6 +56,26 @@ const MIGRATIONS: &[&str] = &[
         result_json TEXT,
         PRIMARY KEY (run_id, operation_id)
     );",
+    // 2: collections and their sources (`collection.source.v1` documents once captured).
+    "CREATE TABLE collections (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        tags_json TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE sources (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        collection_seq INTEGER NOT NULL REFERENCES collections(seq),
+        kind TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT NOT NULL,
+        status TEXT NOT NULL,
+        document_json TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        captured_at TEXT
+    );
+    CREATE INDEX sources_by_collection ON sources(collection_seq);",
 ];
 
 pub struct Notebook {
