@@ -48,8 +48,10 @@ const LOAD_WAIT_MS: u32 = 15_000;
 pub async fn background_handle(message: JsValue, sender: JsValue) -> JsValue {
     let message: Value = ext::from_js(message).unwrap_or(Value::Null);
     let sender: Value = ext::from_js(sender).unwrap_or(Value::Null);
-    let Some(to) =
-        message.get("to").and_then(Value::as_str).filter(|to| ["host", "tab", "tabs", "whoami"].contains(to))
+    let Some(to) = message
+        .get("to")
+        .and_then(Value::as_str)
+        .filter(|to| ["host", "tab", "tabs", "whoami", "capture"].contains(to))
     else {
         return JsValue::UNDEFINED;
     };
@@ -102,6 +104,11 @@ async fn route(to: &str, message: &Value, sender: &Value) -> Result<Value, ExtEr
         }
         "whoami" => Ok(json!({ "tabId": sender.pointer("/tab/id") })),
         "tabs" => tabs_list(tab_id(message)?).await,
+        "capture" => {
+            let url = message.get("url").and_then(Value::as_str).unwrap_or_default();
+            let max_chars = message.get("maxChars").and_then(Value::as_u64).unwrap_or(CAPTURE_DEFAULT_CHARS);
+            capture(url, max_chars).await
+        }
         _ => {
             let tab_id = tab_id(message)?;
             match message.get("op").and_then(Value::as_str).unwrap_or_default() {
@@ -439,6 +446,29 @@ async fn wait_for_load(tab_id: i64) {
         ext::sleep_ms(100).await;
         waited += 100;
     }
+}
+
+/// Characters of text a capture reads when the host names no bound.
+const CAPTURE_DEFAULT_CHARS: u64 = 20_000;
+
+/// A page read for a collection (`source.capture`, `source.refresh`): opened in a background
+/// tab the user is not taken to, read with the same reader as any page (the snapshot path on a
+/// strict page), and closed again whatever happened. The answer is the page's observation.
+async fn capture(url: &str, max_chars: u64) -> Result<Value, ExtError> {
+    let url = web_url(url)?;
+    let created: Value =
+        ext::from_js(ext::call_async("tabs.create", &[ext::to_js(&json!({ "url": url, "active": false }))]).await?)?;
+    let tab_id = created
+        .get("id")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| ExtError::new("CAPTURE_FAILED", "the browser opened no tab for the page"))?;
+    wait_for_load(tab_id).await;
+    let args: Map<String, Value> =
+        json!({ "maxChars": max_chars, "maxElements": 200 }).as_object().cloned().unwrap_or_default();
+    let read = observe(tab_id, &args).await;
+    let _ = ext::call_async("tabs.remove", &[JsValue::from_f64(tab_id as f64)]).await;
+    let chunk = read?;
+    chunk.get("observation").cloned().ok_or_else(|| ExtError::new("CAPTURE_FAILED", "the page gave no observation"))
 }
 
 /// `laika.tabs.list`: the window's tabs, title and origin only (never paths or queries).

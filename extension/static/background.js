@@ -12,7 +12,7 @@ const start = () =>
   (ready ??= init({ module_or_path: api.runtime.getURL("pkg/laika_extension_bg.wasm") }));
 
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {
-  if (!message || !["host", "tab", "tabs", "whoami"].includes(message.to)) return false;
+  if (!message || !["host", "tab", "tabs", "whoami", "capture"].includes(message.to)) return false;
   start()
     .then(() => backgroundHandle(message, sender))
     .then(sendResponse, (error) => sendResponse({ ok: false, error: { code: "EXT_FAILED", message: String(error) } }));

@@ -74,7 +74,20 @@ fn manifest() -> Value {
                   "id": { "type": "string", "minLength": 1 },
                   "format": { "enum": ["markdown", "text", "json", "csv"] } }, "required": ["id", "format"] } } },
             { "id": "undoNote", "method": "mutation", "handler": builtin,
-              "description": "Undoes the latest change to a note not undone yet.", "schema": { "input": id_input("id") } }
+              "description": "Undoes the latest change to a note not undone yet.", "schema": { "input": id_input("id") } },
+            { "id": "listCollections", "method": "query", "handler": builtin,
+              "description": "Collections of sources, newest first." },
+            { "id": "createCollection", "method": "mutation", "handler": builtin,
+              "description": "A new, empty collection.",
+              "schema": { "input": { "type": "object", "properties": {
+                  "title": { "type": "string", "minLength": 1, "maxLength": 500 } }, "required": ["title"] } } },
+            { "id": "listSources", "method": "query", "handler": builtin,
+              "description": "A collection's sources: pages (captured or waiting) and notes.", "schema": { "input": id_input("id") } },
+            { "id": "runTransform", "method": "mutation", "handler": builtin,
+              "description": "Makes a note of a collection's captured sources, every line a source's own sentence, cited.",
+              "schema": { "input": { "type": "object", "properties": {
+                  "id": { "type": "string", "minLength": 1 },
+                  "type": { "enum": ["briefing", "comparison_table", "timeline"] } }, "required": ["id", "type"] } } }
         ]
     })
 }
@@ -123,6 +136,7 @@ fn answer(host: &Host, endpoint: &str, input: &Value) -> Result<Value, LavsError
             Ok(json!({ "revoked": history.remove_grant(&grant).map_err(failed(error::INTERNAL_ERROR))? }))
         }
         "listNotes" | "getNote" | "exportNote" | "undoNote" => notes(host, endpoint, input),
+        "listCollections" | "createCollection" | "listSources" | "runTransform" => collections(host, endpoint, input),
         other => Err(LavsError::titled(error::METHOD_NOT_FOUND, format!("laika has no endpoint {other:?}"))),
     }
 }
@@ -159,6 +173,33 @@ fn notes(host: &Host, endpoint: &str, input: &Value) -> Result<Value, LavsError>
             Ok(json!({ "id": note.id, "format": input["format"], "text": text }))
         }
         _ => Ok(json!(notebook.undo(id).map_err(failed)?)),
+    }
+}
+
+/// The notebook's collections: listed, created, their sources, and transforms of them.
+fn collections(host: &Host, endpoint: &str, input: &Value) -> Result<Value, LavsError> {
+    use crate::notebook::{NotebookError, transforms};
+    let failed = |e: NotebookError| {
+        let code = match e.code {
+            NotebookError::NOT_FOUND | transforms::UNKNOWN_TYPE => error::INVALID_PARAMS,
+            _ => error::HANDLER_ERROR,
+        };
+        LavsError::titled(code, format!("{}: {}", e.code, e.message))
+            .with_data(json!({ "code": e.code, "field": "id" }))
+    };
+    let notebook = host.notebook().map_err(failed)?;
+    let id = input["id"].as_str().unwrap_or_default();
+    match endpoint {
+        "listCollections" => Ok(json!(notebook.collections().map_err(failed)?)),
+        "createCollection" => {
+            Ok(json!(notebook.create_collection(input["title"].as_str().unwrap_or_default(), &[]).map_err(failed)?))
+        }
+        "listSources" => Ok(json!(notebook.sources(id).map_err(failed)?)),
+        _ => {
+            let note =
+                transforms::run(&notebook, id, input["type"].as_str().unwrap_or_default(), None).map_err(failed)?;
+            Ok(json!({ "id": note.id, "title": note.state.title, "markdown": note.state.body_markdown }))
+        }
     }
 }
 

@@ -707,6 +707,15 @@ fn an_approved_librarian_card_is_applied_by_the_daemon_and_undone_over_lavs() {
         (json!(-32602), json!("NOTEBOOK_NOT_FOUND")),
         "{missing}"
     );
+    // Collections: made, listed, and a transform refused until a source is captured.
+    let made = call("createCollection", json!({ "title": "Outages" }));
+    assert_eq!(made["result"]["id"], "col:1", "{made}");
+    assert_eq!(call("listCollections", json!({}))["result"][0]["title"], "Outages");
+    assert_eq!(call("listSources", json!({ "id": "col:1" }))["result"], json!([]));
+    let empty = call("runTransform", json!({ "id": "col:1", "type": "briefing" }));
+    assert_eq!(empty["error"]["data"]["code"], "TRANSFORM_NO_SOURCES", "{empty}");
+    let unknown = call("runTransform", json!({ "id": "col:1", "type": "poem" }));
+    assert_eq!(unknown["error"]["code"], -32602, "the schema refuses an unknown type: {unknown}");
     daemon.stop();
 }
 

@@ -773,6 +773,38 @@ async function servicesChecks() {
   await sidecar.close();
 }
 
+/** The notebook in the browser: a page captured for a collection is read in a background tab
+ * the user is not taken to, with the same reader, and the tab is closed again; the Notes panel,
+ * a view over Laika's own service, lists notes and collections and makes a collection. */
+async function notebookChecks() {
+  const { page, sidecar, tabId } = await openWithSidecar(`${origin}/pages/list.html`);
+  const tabsBefore = await sidecar.evaluate(async () => (await chrome.tabs.query({})).length);
+  const url = `${origin}/pages/article.html`;
+  const captured = await sidecar.evaluate(async (url) => chrome.runtime.sendMessage({ to: "capture", url, maxChars: 600 }), url);
+  const observation = captured?.result;
+  check("notebook: a capture reads the page with Laika's reader", captured?.ok === true && /Otters/.test(observation?.title ?? ""), JSON.stringify(captured).slice(0, 200));
+  check("notebook: the capture is bounded by maxChars", (observation?.text ?? "").length > 0 && [...(observation?.text ?? "")].length <= 600, String(observation?.text?.length));
+  const tabsAfter = await sidecar.evaluate(async () => (await chrome.tabs.query({})).length);
+  check("notebook: the capture's tab is closed again", tabsAfter === tabsBefore, `${tabsBefore} → ${tabsAfter}`);
+  const active = await sidecar.evaluate(async (tabId) => (await chrome.tabs.get(tabId)).url, tabId);
+  check("notebook: the user's tab is left where it was", active.endsWith("/pages/list.html"), active);
+  const refused = await sidecar.evaluate(async () => chrome.runtime.sendMessage({ to: "capture", url: "javascript:alert(1)" }));
+  check("notebook: only web pages are captured", refused?.ok === false && refused.error.code === "TOOL_URL_REFUSED", JSON.stringify(refused));
+
+  await sidecar.click("#notes-toggle");
+  const listed = await shows(sidecar, () => !!document.querySelector('#notes section[data-endpoint="listCollections"] .result'));
+  check("notes panel: the notebook's endpoints are shown", listed);
+  await sidecar.fill('#notes section[data-endpoint="createCollection"] input[name="title"]', "Otter reading");
+  await sidecar.click('#notes section[data-endpoint="createCollection"] button[type="submit"]');
+  const made = await shows(sidecar, () => /col:\d+/.test(document.querySelector('#notes section[data-endpoint="createCollection"] .result')?.textContent ?? ""));
+  check("notes panel: a collection is made from its form", made);
+  const services = await sidecar.$$eval("#notes section[data-endpoint]", (s) => s.map((x) => x.dataset.endpoint));
+  check("notes panel: only the notebook's endpoints", !services.some((e) => /Approval|Conversation|Grant/.test(e)), services.join(","));
+  await sidecar.screenshot({ path: path.join(out, "notes-panel.png"), fullPage: true });
+  await page.close();
+  await sidecar.close();
+}
+
 const suites = {
   // First, whatever else is chosen: the sites every other suite reads are allowed here.
   site: siteAccessChecks,
@@ -791,6 +823,7 @@ const suites = {
   frame: frameChecks,
   reconnect: reconnectChecks,
   services: servicesChecks,
+  notebook: notebookChecks,
   history: historyChecks,
 };
 try {

@@ -188,7 +188,7 @@ fn site_pattern(url: &str) -> Option<String> {
 /// The site (match pattern) a navigation call would take the tab to, when it is not the run's.
 fn other_site(run: &Run, call: &Value) -> Option<String> {
     let name = call["name"].as_str().unwrap_or_default();
-    if !matches!(name, "browser.navigate" | "browser.open_tab") {
+    if !matches!(name, "browser.navigate" | "browser.open_tab" | "source.capture") {
         return None;
     }
     let target = site_pattern(call["arguments"]["url"].as_str()?)?;
@@ -306,8 +306,9 @@ fn build_skeleton() -> Result<(), JsValue> {
     status.set_attribute("role", "status")?;
     header.append_child(&status)?;
     // The header's panels: (button, id, the panel's accessible name).
-    const PANELS: [(&str, &str, &str); 3] = [
+    const PANELS: [(&str, &str, &str); 4] = [
         ("History", "history", "History"),
+        ("Notes", "notes", "Notes and collections"),
         ("Approvals", "approvals", "Approvals"),
         ("Services", "services", "Local services"),
     ];
@@ -388,6 +389,7 @@ fn build_skeleton() -> Result<(), JsValue> {
         on(&toggle, "click", move |_| match id {
             "history" => wasm_bindgen_futures::spawn_local(toggle_history()),
             "approvals" => wasm_bindgen_futures::spawn_local(services::toggle_approvals()),
+            "notes" => wasm_bindgen_futures::spawn_local(services::toggle_notes()),
             _ => wasm_bindgen_futures::spawn_local(services::toggle_services()),
         });
     }
@@ -905,6 +907,20 @@ async fn decide(
     run_call(step, run, reply, call).await
 }
 
+/// A host-run call by id. A capture (`source.capture`, `source.refresh`) needs a page the host
+/// cannot open: the host names it, the background reads it in a tab of its own and closes it,
+/// and the host stores what was read.
+async fn run_in_host(call: &Value) -> Result<Value, ExtError> {
+    let first = host("tool.run", json!({ "call_id": call["id"] })).await?;
+    let Some(wanted) = first.get("needs_capture") else { return Ok(first) };
+    // The site the approval's click asked the browser for, answered before the page opens.
+    if let Some(asked) = take_site_request() {
+        asked.await;
+    }
+    let page = background(json!({ "to": "capture", "url": wanted["url"], "maxChars": wanted["maxChars"] })).await?;
+    host("tool.run", json!({ "call_id": call["id"], "capture": page })).await
+}
+
 /// Runs an allowed or approved call in the observed tab, reports the result to the host with a
 /// fresh observation, and shows the next step the host plans.
 async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Result<(), ExtError> {
@@ -920,7 +936,7 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
     } else if laika_shared::tools::spec(&name).is_some_and(|s| s.executor == laika_shared::tools::Executor::Host) {
         // Host-run tools (a local service's endpoint): the host runs the call it gated, by id,
         // and checks the approval itself; no arguments go back from here.
-        host("tool.run", json!({ "call_id": call["id"] })).await
+        run_in_host(call).await
     } else {
         tab_op(run.tab_id, "run", json!({ "name": name, "arguments": call["arguments"], "origin": run.origin })).await
     };

@@ -537,6 +537,42 @@ async fn answer_frame(window: &web_sys::Window, service: &str, manifest: &Value,
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Notes panel: a view over `laika`.
+
+/// The endpoints of `laika` the Notes panel shows: the notebook's notes and collections.
+const NOTEBOOK_ENDPOINTS: &[&str] = &[
+    "listNotes",
+    "getNote",
+    "exportNote",
+    "undoNote",
+    "listCollections",
+    "createCollection",
+    "listSources",
+    "runTransform",
+];
+
+/// The Notes panel: the notebook's endpoints of Laika's own service, drawn by the same fallback
+/// renderer as any service without a view (lists and tables of data, a form per endpoint that
+/// takes input), so a note's text is never HTML here.
+pub(super) async fn toggle_notes() {
+    if !toggle_panel("notes", "notes-toggle") {
+        return;
+    }
+    let panel = by_id("notes");
+    panel.append_child(&text_el("h2", "", "Notes and collections")).ok();
+    let mut manifest = match host("lavs.manifest", json!({ "service": "laika" })).await {
+        Ok(reply) => reply["manifest"].clone(),
+        Err(error) => {
+            panel.append_child(&text_el("p", "error", &error.to_string())).ok();
+            return;
+        }
+    };
+    if let Some(endpoints) = manifest["endpoints"].as_array_mut() {
+        endpoints.retain(|e| NOTEBOOK_ENDPOINTS.contains(&e["id"].as_str().unwrap_or_default()));
+    }
+    render_fallback("laika", &manifest, None, &panel, &Streams::default()).await;
+}
+
 // The Approvals panel: a view over `laika`.
 
 fn capitalise(text: &str) -> String {
