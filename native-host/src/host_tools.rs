@@ -224,14 +224,17 @@ pub async fn run_with(host: &Host, call_id: &str, capture: Option<&Value>) -> Re
             })
             .map_err(|e| HostError::new(e.code(), e.to_string())),
             ToolCall::ArtifactSave(args) => {
+                // A saved summary or answer keeps what each of its `[n]` markers quotes.
+                let cites = args.text.as_deref().is_some_and(has_markers)
+                    || args.doc.as_ref().is_some_and(|doc| has_markers(&doc.to_string()));
                 let sources: Vec<NoteSource> = pending
                     .conversation_id
                     .as_deref()
-                    .and_then(|id| host.page(id))
-                    .map(|page| NoteSource {
+                    .and_then(|id| host.page(id).map(|page| (id, page)))
+                    .map(|(id, page)| NoteSource {
                         url: page.url.clone(),
                         title: Some(page.title.clone()),
-                        citations: vec![],
+                        citations: if cites { latest_citations(host, id) } else { vec![] },
                     })
                     .into_iter()
                     .collect();
@@ -272,6 +275,38 @@ pub async fn run_with(host: &Host, call_id: &str, capture: Option<&Value>) -> Re
         }
     };
     pending.outcome.get_or_init(execute).await.clone()
+}
+
+/// Whether a text holds a citation marker (`[1]`).
+fn has_markers(text: &str) -> bool {
+    text.match_indices('[').any(|(i, _)| {
+        let rest = &text[i + 1..];
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with(']')
+    })
+}
+
+/// The citations of the conversation's latest summary or answer (not a plan's), numbered as its
+/// `[n]` markers are: what a saved copy of it keeps beside its text.
+fn latest_citations(host: &Host, conversation_id: &str) -> Vec<notebook::Citation> {
+    let Ok(Some(conversation)) = host.history.get(conversation_id) else { return vec![] };
+    conversation
+        .messages
+        .iter()
+        .rev()
+        .filter(|m| m.pointer("/assistant/title").and_then(Value::as_str) != Some("Plan"))
+        .find_map(|m| {
+            let list = m.pointer("/assistant/citations")?.as_array().filter(|l| !l.is_empty())?;
+            Some(
+                list.iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| {
+                        Some(notebook::Citation { n: i as u32 + 1, quote: c["quote"].as_str()?.to_string() })
+                    })
+                    .collect(),
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// `content.find` in the page the conversation observed last: each place is a citation, which
@@ -811,6 +846,27 @@ mod tests {
         let note = host.notebook().unwrap().live(&note_id).unwrap();
         assert!(!note.state.body_markdown.contains("s3cret"), "redacted by default");
         assert_eq!(note.sources[0].url, "https://news.example/story", "the page it was saved from");
+        assert!(note.sources[0].citations.is_empty(), "a text without markers keeps no citations");
+
+        // A saved summary keeps what its markers quote: the conversation's summary's citations.
+        let save = json!({ "name": "artifact.save", "arguments": { "title": "Summary", "text": "- Otters use stones. [1]\n- Five were seen. [2]" } });
+        let (reply, _) = plan(&host, json!([save])).await;
+        let conversation = reply["conversation"]["id"].as_str().unwrap().to_string();
+        let summary = json!({
+            "protocol": { "name": "laika.llmcp", "version": 1 }, "id": "resp-summary", "type": "response",
+            "created_at": "2026-11-26T12:00:00.000Z", "conversation": { "id": conversation, "turn": 2 },
+            "sender": { "role": "assistant" }, "in_reply_to": { "request_id": "req-summary" },
+            "assistant": { "title": "Summary: A story", "render": { "type": "doc", "children": [] },
+                "citations": [{ "doc_id": "doc:web:summary", "quote": "Otters use stones to crack shells." },
+                              { "doc_id": "doc:web:summary", "quote": "Volunteers counted five." }] } });
+        host.history.append_turn(&[summary], None).expect("the summary's turn is stored");
+        let call = &reply["tool_calls"][0];
+        host.history.decide_approval(call["approval_id"].as_str().unwrap(), "approve").unwrap();
+        let saved = run(&host, call["id"].as_str().unwrap()).await.expect("saves");
+        let kept = host.notebook().unwrap().live(saved["artifactId"].as_str().unwrap()).unwrap();
+        let quotes: Vec<(u32, &str)> = kept.sources[0].citations.iter().map(|c| (c.n, c.quote.as_str())).collect();
+        assert_eq!(quotes, [(1, "Otters use stones to crack shells."), (2, "Volunteers counted five.")]);
+        assert!(notebook::export::to_markdown(&kept).contains("Volunteers counted five."), "the export lists them");
 
         let share = |format: &str, target: &str| json!({ "name": "artifact.share", "arguments": { "artifactId": note_id, "format": format, "target": target } });
         let calls = json!([share("markdown", "file"), share("pdf", "file"), share("csv", "file"), share("text", "clipboard"),
