@@ -63,6 +63,7 @@ pub const METHODS: &[&str] = &[
     "lavs.poll",
     "lavs.unsubscribe",
     "summary.start",
+    "collection.ask",
     "summary.poll",
     "summary.cancel",
     "history.list",
@@ -127,6 +128,36 @@ pub fn spawn_summary(
     question: Option<String>,
     turn: TurnRef,
 ) -> Arc<SummaryJob> {
+    spawn_job(host, observation, question, turn, None)
+}
+
+/// A question asked across a collection's captured sources: the grounded answer path over them
+/// all, each citation traced to its source ([`crate::collection_read`]). `COLLECTION_EMPTY` when
+/// nothing is captured yet.
+pub fn spawn_collection_ask(
+    host: &Arc<Host>,
+    collection_id: &str,
+    question: String,
+    turn: TurnRef,
+) -> Result<Arc<SummaryJob>, HostError> {
+    let (index, sources) = host.notebook()?.documents(collection_id)?;
+    if sources.iter().all(|s| s.text.trim().is_empty()) {
+        return Err(HostError::new(
+            "COLLECTION_EMPTY",
+            format!("{collection_id} has no captured source to answer from (source.capture adds one)"),
+        ));
+    }
+    let (read, observation) = crate::collection_read::CollectionRead::new(index, sources);
+    Ok(spawn_job(host, Arc::new(observation), Some(question), turn, Some(Arc::new(read))))
+}
+
+fn spawn_job(
+    host: &Arc<Host>,
+    observation: Arc<Observation>,
+    question: Option<String>,
+    turn: TurnRef,
+    collection: Option<Arc<crate::collection_read::CollectionRead>>,
+) -> Arc<SummaryJob> {
     let job = SummaryJob::new(turn.clone());
     let user_text = question.clone().unwrap_or_else(|| "Summarize this page".to_string());
     {
@@ -148,7 +179,8 @@ pub fn spawn_summary(
             constrain: host.config().constrain_bullets,
         };
         let (title, url) = (observation.title.clone(), observation.url.clone());
-        let input = SummaryInput { observation: (*observation).clone(), user_text, question: question.clone() };
+        let input =
+            SummaryInput { observation: (*observation).clone(), user_text, question: question.clone(), collection };
         summary::run(running.clone(), input, deps).await;
         let state = running.snapshot();
         if state.result.is_some() && !state.cancelled {
@@ -357,6 +389,19 @@ impl HostApi {
 
     fn approval_decide(&self, request: &Request) -> Result<Value, HostError> {
         decide_approval(&self.host, str_param(request, "approval_id")?, str_param(request, "decision")?)
+    }
+
+    /// `collection.ask {collection_id, question, conversation_id?}`: a question across a
+    /// collection, as a job polled like a summary's.
+    fn collection_ask(&self, request: &Request) -> Result<Value, HostError> {
+        let collection_id = str_param(request, "collection_id")?.to_string();
+        let question = str_param(request, "question")?.trim().to_string();
+        if question.is_empty() {
+            return Err(invalid("params.question must not be empty"));
+        }
+        let turn = self.next_turn(opt_str(request, "conversation_id"))?;
+        let job = spawn_collection_ask(&self.host, &collection_id, question, turn.clone())?;
+        Ok(json!({ "job_id": job.id, "conversation": { "id": turn.conversation_id, "turn": turn.turn } }))
     }
 
     fn summary_start(&self, request: &Request) -> Result<Value, HostError> {
@@ -590,6 +635,7 @@ impl Handler for HostApi {
             }
             "approval.list" => now(self.approval_list(request)),
             "summary.start" => now(self.summary_start(request)),
+            "collection.ask" => now(self.collection_ask(request)),
             "summary.poll" => now(self.summary_poll(request)),
             "summary.cancel" => now(self.job(request).map(|job| {
                 job.cancel.cancel();

@@ -300,7 +300,8 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
                 constrain: crate::host::Config::default().constrain_bullets,
             };
             let job = SummaryJob::new(TurnRef { conversation_id: prompt::new_id(), turn: 1 });
-            let input = SummaryInput { observation, user_text: "Summarize this page".into(), question: None };
+            let input =
+                SummaryInput { observation, user_text: "Summarize this page".into(), question: None, collection: None };
             summary::run(job.clone(), input, deps).await;
             let total = job.started.elapsed();
             let state = job.snapshot();

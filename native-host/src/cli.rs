@@ -201,7 +201,7 @@ fn terminal_spinner(message: &str) -> Option<indicatif::ProgressBar> {
     Some(spinner)
 }
 
-fn observe_page(path: &PathBuf, url: &str) -> Result<laika_shared::observation::Observation> {
+pub(crate) fn observe_page(path: &PathBuf, url: &str) -> Result<laika_shared::observation::Observation> {
     let html = read_page(path)?;
     let dom = HtmlDom::parse(&html);
     Ok(observe(&dom, url, &ObserveOptions::unbounded()))
@@ -226,7 +226,11 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
         let user_text = args.question.clone().unwrap_or_else(|| "Summarize this page".into());
         let running = job.clone();
         let question = args.question.clone();
-        let task = tokio::spawn(summary::run(running, SummaryInput { observation, user_text, question }, deps));
+        let task = tokio::spawn(summary::run(
+            running,
+            SummaryInput { observation, user_text, question, collection: None },
+            deps,
+        ));
         // Ctrl-C cancels: what was written so far is kept and stored.
         let cancel = job.cancel.clone();
         tokio::spawn(async move {

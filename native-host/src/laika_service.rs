@@ -87,7 +87,12 @@ fn manifest() -> Value {
               "description": "Makes a note of a collection's captured sources, every line a source's own sentence, cited.",
               "schema": { "input": { "type": "object", "properties": {
                   "id": { "type": "string", "minLength": 1 },
-                  "type": { "enum": ["briefing", "comparison_table", "timeline"] } }, "required": ["id", "type"] } } }
+                  "type": { "enum": ["briefing", "comparison_table", "timeline"] } }, "required": ["id", "type"] } } },
+            { "id": "askCollection", "method": "query", "handler": builtin,
+              "description": "Answers a question from a collection's captured sources, each quote cited with its source.",
+              "schema": { "input": { "type": "object", "properties": {
+                  "id": { "type": "string", "minLength": 1 },
+                  "question": { "type": "string", "minLength": 1, "maxLength": 2000 } }, "required": ["id", "question"] } } }
         ]
     })
 }
@@ -203,6 +208,47 @@ fn collections(host: &Host, endpoint: &str, input: &Value) -> Result<Value, Lavs
     }
 }
 
+/// Longest a question across a collection may take before its answer is given as it stands.
+const ASK_WAIT: std::time::Duration = std::time::Duration::from_secs(180);
+
+/// `askCollection`: the grounded answer across a collection's sources, when it is done: its
+/// text (key passages, the model's answer if one passed the gate, which source each quote is
+/// from) and its citations, each with its source.
+async fn ask_collection(host: &Arc<Host>, input: &Value) -> Result<Value, LavsError> {
+    let id = input["id"].as_str().unwrap_or_default();
+    let question = input["question"].as_str().unwrap_or_default().trim().to_string();
+    let turn = crate::prompt::TurnRef { conversation_id: crate::prompt::new_id(), turn: 1 };
+    let job = crate::api::spawn_collection_ask(host, id, question, turn).map_err(|e| {
+        let code = if e.code == crate::notebook::NotebookError::NOT_FOUND {
+            error::INVALID_PARAMS
+        } else {
+            error::HANDLER_ERROR
+        };
+        LavsError::titled(code, format!("{}: {}", e.code, e.message))
+            .with_data(json!({ "code": e.code, "field": "id" }))
+    })?;
+    let started = std::time::Instant::now();
+    while !job.is_done() && started.elapsed() < ASK_WAIT {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    if !job.is_done() {
+        job.cancel.cancel();
+    }
+    let state = job.snapshot();
+    if let Some(error) = state.error {
+        return Err(LavsError::titled(error::HANDLER_ERROR, error.to_string()));
+    }
+    let index = host.notebook().ok().and_then(|n| n.documents(id).ok()).map(|(index, _)| index).unwrap_or_default();
+    let citations = state
+        .result
+        .as_ref()
+        .and_then(|r| r.pointer("/response/assistant/citations"))
+        .and_then(Value::as_array)
+        .map(|c| crate::collection_read::with_sources(&index, c))
+        .unwrap_or_default();
+    Ok(json!({ "answer": state.text, "notice": state.notice, "citations": citations }))
+}
+
 impl BuiltIn for LaikaService {
     fn manifest(&self) -> Value {
         manifest()
@@ -213,6 +259,9 @@ impl BuiltIn for LaikaService {
         let endpoint = endpoint.to_string();
         Box::pin(async move {
             let host = host.ok_or_else(|| LavsError::titled(error::INTERNAL_ERROR, "Laika is stopping"))?;
+            if endpoint == "askCollection" {
+                return ask_collection(&host, &input).await;
+            }
             // SQLite work: off the runtime's workers' async path.
             tokio::task::spawn_blocking(move || answer(&host, &endpoint, &input))
                 .await

@@ -44,7 +44,9 @@ pub mod bench;
 #[cfg(unix)]
 pub mod bus;
 pub mod cli;
+pub mod collection_read;
 pub mod collection_tools;
+pub mod collections_commands;
 #[cfg(unix)]
 pub mod daemon;
 pub mod debuglog;

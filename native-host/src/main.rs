@@ -8,7 +8,8 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use laika_host::{
-    bench, cli, daemon, init_logging, install, lark, lavs_commands, librarian_commands, notes_commands, proxy,
+    bench, cli, collections_commands, daemon, init_logging, install, lark, lavs_commands, librarian_commands,
+    notes_commands, proxy,
 };
 use laika_shared::html::HtmlDom;
 use laika_shared::observe::{ObserveOptions, observe_chunk};
@@ -94,6 +95,9 @@ enum Command {
     /// The notebook: list, show, add, export (markdown, text, json, csv, pdf), undo.
     #[command(subcommand)]
     Notes(notes_commands::NotesCommand),
+    /// Collections of sources: list, create, capture, add-note, sources, transform, ask.
+    #[command(subcommand)]
+    Collections(collections_commands::CollectionsCommand),
     #[command(hide = true)]
     Bench(bench::BenchArgs),
 }
@@ -304,6 +308,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Lavs(command) => lavs_commands::run(command),
         Command::Librarian(command) => librarian_commands::run(command),
         Command::Notes(command) => notes_commands::run(command),
+        Command::Collections(command) => collections_commands::run(command),
         Command::Bench(args) => bench::run(args),
     }
 }

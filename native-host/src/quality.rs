@@ -188,6 +188,7 @@ pub fn run(args: QualityArgs) -> Result<ExitCode> {
                 observation,
                 user_text: page.question.clone().unwrap_or_else(|| "Summarize this page".into()),
                 question: page.question.clone(),
+                collection: None,
             };
             deps.debug.event("bench.page", json!({ "name": page.name, "engine": name }));
             let started = Instant::now();

@@ -19,6 +19,7 @@
 //! The page is read in parts (the first part of a long page is the first chunk document of the
 //! request packet); coverage counts the characters of the parts read so far.
 
+use crate::collection_read::{self, CollectionRead};
 use crate::debuglog::DebugLog;
 use crate::engine::extractive::GATES;
 use crate::engine::{CopyBias, Engine, GenerateRequest, OutputShape, Sampling, WarmPrefix};
@@ -57,6 +58,9 @@ const SENTENCE_TOKENS: usize = 90;
 /// Yoga", "also also"), 67.5 % at 3 with those refused as stutters (57.5 % once a sentence read
 /// again out of order is refused too); 3 kept.
 const COPY_BIAS: f32 = 3.0;
+/// Characters of a collection's sources a request packs per token of the engine's context (English
+/// runs about four characters a token; three leaves room for the envelope and the instructions).
+const COLLECTION_CHARS_PER_TOKEN: usize = 3;
 /// Page text the stricter retry shows: one passage.
 const RETRY_CHARS: usize = 700;
 /// A key point or quote is shown up to this many characters.
@@ -200,6 +204,9 @@ pub struct SummaryInput {
     pub user_text: String,
     /// A question (web.answer) instead of a summary.
     pub question: Option<String>,
+    /// Set when `observation` is a collection's sources joined (a question asked across them):
+    /// each citation is traced to its source, and the request packs the collection's documents.
+    pub collection: Option<Arc<CollectionRead>>,
 }
 
 pub struct SummaryDeps {
@@ -310,6 +317,13 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
     match question {
         Some(question) => answer(&mut writer, input, deps, question, &ranges).await?,
         None => summary(&mut writer, input, deps, &ranges).await?,
+    }
+    // Across a collection: which source each citation quotes.
+    if let Some(read) = &input.collection {
+        let offsets: Vec<usize> = writer.cited.iter().map(|c| c.offset).collect();
+        if let Some(line) = read.attribution(&offsets) {
+            job.append(&format!("\n{line}\n"));
+        }
     }
     let cancelled = job.cancel.is_cancelled();
     job.update(|s| s.cancelled = cancelled);
@@ -553,8 +567,13 @@ async fn answer(
         read_part(job, i, input.observation.text[range.clone()].chars().count());
     }
     if ranked.is_empty() || bm25.query_coverage(question) < QUESTION_COVERAGE_MIN {
-        job.append("The page does not seem to answer this question.\n");
-        add_notice(job, "Nothing on this page matches the question.");
+        if input.collection.is_some() {
+            job.append("The sources do not seem to answer this question.\n");
+            add_notice(job, "Nothing in this collection's sources matches the question.");
+        } else {
+            job.append("The page does not seem to answer this question.\n");
+            add_notice(job, "Nothing on this page matches the question.");
+        }
         return Ok(());
     }
     let mut top: Vec<usize> = ranked.iter().take(ANSWER_PASSAGES).map(|&(i, _)| i).collect();
@@ -582,7 +601,8 @@ async fn answer(
         }
     }
     if !lines.is_empty() {
-        job.append(&format!("From the page:\n{lines}"));
+        let from = if input.collection.is_some() { "From the sources" } else { "From the page" };
+        job.append(&format!("{from}:\n{lines}"));
     }
     writer.count(|c| c.key_points = writer.cited.len());
     if deps.engine.is_model() && model_may_write(job, &corpus) && !job.cancel.is_cancelled() {
@@ -793,12 +813,16 @@ fn finish(
     let observation = &input.observation;
     let text = observation.text.as_str();
     let written = job.snapshot().text;
-    let mut documents = vec![prompt::document(
-        SUMMARY_DOC_ID,
-        "web.observation.summary.v1",
-        prompt::summary_content(observation, if ranges.len() == 1 { text } else { "" }, usize::MAX),
-    )];
-    if ranges.len() > 1 {
+    let mut documents = match &input.collection {
+        // The collection as the spec packs it, within what the engine reads at once.
+        Some(read) => read.documents(deps.engine.context_tokens() * COLLECTION_CHARS_PER_TOKEN),
+        None => vec![prompt::document(
+            SUMMARY_DOC_ID,
+            "web.observation.summary.v1",
+            prompt::summary_content(observation, if ranges.len() == 1 { text } else { "" }, usize::MAX),
+        )],
+    };
+    if ranges.len() > 1 && input.collection.is_none() {
         for (i, range) in ranges.iter().enumerate() {
             documents.push(prompt::document(
                 &prompt::chunk_doc_id(i + 1),
@@ -813,8 +837,10 @@ fn finish(
         .cited
         .iter()
         .map(|c| {
-            let doc_id = match ranges.iter().position(|r| r.contains(&c.offset)) {
-                Some(chunk) if ranges.len() > 1 => prompt::chunk_doc_id(chunk + 1),
+            let source = input.collection.as_ref().and_then(|read| read.source_at(c.offset));
+            let doc_id = match (source, ranges.iter().position(|r| r.contains(&c.offset))) {
+                (Some(source), _) => collection_read::doc_id(&source.source_id),
+                (None, Some(chunk)) if ranges.len() > 1 => prompt::chunk_doc_id(chunk + 1),
                 _ => SUMMARY_DOC_ID.to_string(),
             };
             let mut citation = json!({ "doc_id": doc_id, "quote": c.quote });
@@ -912,10 +938,61 @@ mod tests {
             observation,
             user_text: question.unwrap_or("Summarize this page").into(),
             question: question.map(String::from),
+            collection: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(run(job.clone(), input, deps));
         (job.snapshot(), engine.prompts())
+    }
+
+    #[test]
+    fn a_question_across_a_collection_cites_each_sources_own_sentence_and_names_the_source() {
+        use laika_shared::observation::{CollectionIndex, CollectionSource};
+        let source = |n: usize, title: &str, text: &str| CollectionSource {
+            collection_id: "col:1".into(),
+            source_id: format!("src:{n}"),
+            url: format!("https://s{n}.example/"),
+            title: title.into(),
+            text: text.into(),
+            ..Default::default()
+        };
+        let index = CollectionIndex { collection_id: "col:1".into(), title: "Phones".into(), ..Default::default() };
+        let (read, observation) = CollectionRead::new(
+            index,
+            vec![
+                source(1, "Phone A review", "Phone A has a bright screen. Phone A costs 499 dollars in most shops."),
+                source(2, "Phone B review", "Phone B is small and light. Phone B costs 399 dollars at launch."),
+            ],
+        );
+        let engine = Scripted::new(true, &["Phone B costs 399 dollars at launch."]);
+        let job = SummaryJob::new(TurnRef { conversation_id: "c".into(), turn: 1 });
+        let deps = SummaryDeps {
+            engine: engine.clone(),
+            history: None,
+            debug: Arc::new(DebugLog::off()),
+            sampling: Sampling::default(),
+            constrain: false,
+        };
+        let question = "How much does each phone cost in dollars?";
+        let input = SummaryInput {
+            observation,
+            user_text: question.into(),
+            question: Some(question.into()),
+            collection: Some(Arc::new(read)),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(run(job.clone(), input, deps));
+        let state = job.snapshot();
+        assert!(state.error.is_none(), "{:?}", state.error);
+        let text = &state.text;
+        assert!(text.contains("costs 499 dollars") && text.contains("costs 399 dollars"), "{text}");
+        assert!(text.starts_with("From the sources:\n"), "{text}");
+        assert!(text.contains("\nSources: Phone "), "each citation names its source: {text}");
+        assert!(text.contains("Phone A review") && text.contains("Phone B review"), "{text}");
+        let result = state.result.unwrap();
+        let citations = result["response"]["assistant"]["citations"].as_array().unwrap().clone();
+        let docs: Vec<&str> = citations.iter().map(|c| c["doc_id"].as_str().unwrap()).collect();
+        assert!(docs.contains(&"doc:collection:src:1") && docs.contains(&"doc:collection:src:2"), "{docs:?}");
     }
 
     #[test]

@@ -106,3 +106,66 @@ fn librarian_parse_prints_the_response_or_its_code_and_diagnostics() {
     assert_eq!(status, 2);
     assert!(stderr.starts_with("LIBRARIAN_PROTOCOL_INVALID"), "{stderr}");
 }
+
+/// `laika-host collections`, as a user runs it: a collection made, two saved pages captured with
+/// the reader, a note added, and each transform printed, every statement a source's own sentence.
+#[test]
+fn collections_capture_saved_pages_and_transforms_cite_them() {
+    let data = std::env::temp_dir().join(format!("laika-cli-collections-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).unwrap();
+    let fixtures =
+        std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or(env!("CARGO_MANIFEST_DIR").into()))
+            .join("../tests/fixtures/pages");
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+            .args(args)
+            .env("LAIKA_DATA_DIR", &data)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("laika-host starts");
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        text
+    };
+    assert_eq!(run(&["collections", "create", "Rivers"], ""), "col:1\n");
+    let article = fixtures.join("article.html");
+    let captured = run(
+        &["collections", "capture", "col:1", article.to_str().unwrap(), "--url", "https://river.example/otters"],
+        "",
+    );
+    assert!(captured.starts_with("src:1  How Sea Otters Use Stone Tools"), "{captured}");
+    run(
+        &["collections", "add-note", "col:1", "-", "--title", "Survey"],
+        "The survey on 4 June 2024 counted five otters.",
+    );
+    let sources = run(&["collections", "sources", "col:1"], "");
+    assert_eq!(sources.lines().count(), 2, "{sources}");
+    assert!(sources.lines().all(|l| l.contains("captured")), "{sources}");
+
+    let page_text = std::fs::read_to_string(&article).unwrap();
+    let briefing = run(&["collections", "transform", "col:1", "briefing"], "");
+    assert!(briefing.starts_with("# Briefing: Rivers\n"), "{briefing}");
+    let statements: Vec<&str> = briefing.lines().filter(|l| l.starts_with("- ") && l.ends_with("[1]")).collect();
+    assert!(!statements.is_empty(), "{briefing}");
+    for statement in statements {
+        let quote = statement.trim_start_matches("- ").trim_end_matches(" [1]").trim_end_matches('…');
+        let first_words: String = quote.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+        assert!(page_text.contains(&first_words), "{quote:?} is not the page's");
+    }
+    assert!(briefing.contains("1. [How Sea Otters Use Stone Tools"), "{briefing}");
+    let timeline = run(&["collections", "transform", "col:1", "timeline"], "");
+    assert!(timeline.contains("- **2024-06-04**: The survey on 4 June 2024 counted five otters. [2]"), "{timeline}");
+    let missing = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+        .args(["collections", "transform", "col:9", "briefing"])
+        .env("LAIKA_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("NOTEBOOK_NOT_FOUND"));
+    let _ = std::fs::remove_dir_all(&data);
+}

@@ -549,6 +549,7 @@ const NOTEBOOK_ENDPOINTS: &[&str] = &[
     "createCollection",
     "listSources",
     "runTransform",
+    "askCollection",
 ];
 
 /// The Notes panel: the notebook's endpoints of Laika's own service, drawn by the same fallback

@@ -114,9 +114,14 @@ pub fn to_markdown(note: &Note) -> String {
     let mut out = format!("# {}\n\n{}\n", note.state.title.trim(), note.state.body_markdown.trim_end());
     if !note.sources.is_empty() {
         out.push_str("\n## Sources\n\n");
-        for source in &note.sources {
+        // Numbered: a transform's `[n]` is its n-th source.
+        for (n, source) in note.sources.iter().enumerate() {
             let title = source.title.as_deref().unwrap_or(&source.url);
-            out.push_str(&format!("- [{}]({})\n", title.replace(['[', ']'], ""), source.url));
+            let title = title.replace(['[', ']'], "");
+            match source.url.as_str() {
+                "" => out.push_str(&format!("{}. {title} (a note)\n", n + 1)),
+                url => out.push_str(&format!("{}. [{title}]({url})\n", n + 1)),
+            }
             for citation in &source.citations {
                 out.push_str(&format!("  - [{}] \"{}\"\n", citation.n, citation.quote));
             }
@@ -405,7 +410,7 @@ mod tests {
         let n = note("- Gun laws are his greatest frustration. [1]");
         let markdown = to_markdown(&n);
         assert!(markdown.starts_with("# Obama on guns\n"), "{markdown}");
-        assert!(markdown.contains("- [BBC News](https://www.bbc.co.uk/news/world-us-canada-33646542)"), "{markdown}");
+        assert!(markdown.contains("1. [BBC News](https://www.bbc.co.uk/news/world-us-canada-33646542)"), "{markdown}");
         assert!(markdown.contains("[1] \"Mr Obama said it was \"distressing\".\""), "{markdown}");
         let text = to_text(&n);
         assert!(!text.contains('#') && !text.contains("]("), "{text}");

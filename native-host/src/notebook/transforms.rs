@@ -46,7 +46,8 @@ pub fn list_types() -> Value {
     json!({ "types": TYPES.iter().map(|(name, what, config)| json!({ "type": name, "description": what, "config": config })).collect::<Vec<_>>() })
 }
 
-/// A transform's note: its title, its Markdown, and the sources it cites (numbered as cited).
+/// A transform's note: its title, its Markdown body, and its sources in the order their numbers
+/// are cited.
 #[derive(Debug, PartialEq)]
 pub struct Made {
     pub title: String,
@@ -106,12 +107,7 @@ pub fn make(
         .enumerate()
         .map(|(i, d)| (i + 1, d, grounding::sentences(&d.text).into_iter().filter(|s| !s.heading).collect()))
         .collect();
-    let mut cited: Vec<Vec<(u32, String)>> = vec![vec![]; read.len()];
-    let mut cite = |n: usize, sentence: &str| -> String {
-        let quote = shorten(sentence.trim(), CELL_CHARS);
-        cited[n - 1].push((n as u32, quote.clone()));
-        format!("{quote} [{n}]")
-    };
+    let cite = |n: usize, sentence: &str| format!("{} [{n}]", shorten(sentence.trim(), CELL_CHARS));
     let (heading, body) = match kind {
         "briefing" => {
             let points = config_count(config, "points", BRIEFING_POINTS, 8)?;
@@ -175,18 +171,17 @@ pub fn make(
             ("Timeline", body)
         }
     };
-    let mut markdown = format!("# {heading}: {title}\n\n{body}\n## Sources\n\n");
-    let mut sources = vec![];
-    for ((n, document, _), quotes) in read.iter().zip(cited) {
-        let place = if document.url.is_empty() { "a note".to_string() } else { document.url.clone() };
-        markdown.push_str(&format!("{n}. {} ({place})\n", document.title.trim()));
-        sources.push(NoteSource {
+    // The note's title and its numbered sources are the note's own (the export writes them): the
+    // body is the statements, each ending in its source's number.
+    let sources = read
+        .iter()
+        .map(|(_, document, _)| NoteSource {
             url: document.url.clone(),
             title: Some(document.title.clone()),
-            citations: quotes.into_iter().map(|(n, quote)| super::Citation { n, quote }).collect(),
-        });
-    }
-    Ok(Made { title: format!("{heading}: {title}"), markdown, sources })
+            citations: vec![],
+        })
+        .collect();
+    Ok(Made { title: format!("{heading}: {title}"), markdown: body, sources })
 }
 
 fn source_name(document: &CollectionSource) -> String {
@@ -360,11 +355,14 @@ mod tests {
     #[test]
     fn a_briefing_quotes_each_sources_key_points_with_its_number() {
         let made = make("briefing", "Phones", &sources(), &Map::new()).unwrap();
-        assert!(made.markdown.starts_with("# Briefing: Phones\n"), "{}", made.markdown);
-        assert!(made.markdown.contains("## Phone A review (s1.example)"));
-        assert!(made.markdown.contains("1. Phone A review (https://s1.example/)"));
+        assert_eq!(made.title, "Briefing: Phones");
+        assert!(made.markdown.starts_with("## Phone A review (s1.example)\n"), "{}", made.markdown);
         assert_cited_from_sources(&made, &sources());
-        assert!(!made.sources[1].citations.is_empty());
+        // The sources, numbered as the statements cite them, are the note's.
+        assert_eq!(
+            made.sources.iter().map(|s| s.url.as_str()).collect::<Vec<_>>(),
+            ["https://s1.example/", "https://s2.example/"]
+        );
     }
 
     #[test]

@@ -419,7 +419,9 @@ pub fn anchored(claim: &str) -> Result<(), Rejection> {
 /// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
 /// closes (or closes without opening), an odd number of straight quotes, or a dash, colon or
 /// comma just before its final mark ("Tokyo's unique travel tips –."), a menu's " | " copied, two
-/// pieces run together with a dash after a full stop, or a last word that cannot end a sentence.
+/// pieces run together with a dash after a full stop, a last word that cannot end a sentence, or
+/// a last word that is one capital letter: "… could be with U." is "U.S." cut at its first point
+/// (SmolLM2 across a collection of news pages), and an initial ends no sentence.
 fn is_fragment(claim: &str) -> bool {
     let count = |c: char| claim.matches(c).count();
     let body = claim.trim_end_matches(['.', '!', '?', ' ']);
@@ -432,6 +434,7 @@ fn is_fragment(claim: &str) -> bool {
         || [". - ", ". – ", ". — "].iter().any(|run_on| claim.contains(run_on))
         || list_number_at_end(body)
         || body.rsplit(' ').next().is_some_and(|w| DANGLING_ENDINGS.contains(&w.to_lowercase().as_str()))
+        || body.rsplit(' ').next().is_some_and(|w| w.len() == 1 && w.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 /// The hyphenated compounds of a sentence ("patina-free", "social-first"), lower-cased.
@@ -762,6 +765,7 @@ mod tests {
         assert_eq!(index().check("Volunteers counted five otters | River Trust."), Err(Rejection::Fragment));
         assert_eq!(index().check("Volunteers counted five otters along the river; 2."), Err(Rejection::Fragment));
         assert_eq!(index().check("Volunteers counted five otters along the river and."), Err(Rejection::Fragment));
+        assert_eq!(index().check("Volunteers counted five otters along the river in U."), Err(Rejection::Fragment));
         // Two pieces run together with a dash (wcxb-0563: "… you shouldn't take on. - it seems …").
         assert_eq!(
             index().check("Volunteers counted five otters. - along a two-mile stretch."),
