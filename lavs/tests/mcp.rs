@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples")
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
+        .join("examples")
 }
 
 fn fresh(name: &str) -> PathBuf {

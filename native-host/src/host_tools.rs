@@ -498,7 +498,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("laika-host-tools-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let host = Host::open(&dir).expect("host opens");
-        let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../lavs/examples/simple-notes");
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+        let examples = PathBuf::from(manifest_dir).join("../lavs/examples/simple-notes");
         host.lavs.as_ref().expect("LAVS runtime").install(&examples).expect("simple-notes installs");
         (Dir(dir), host)
     }

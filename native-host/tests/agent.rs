@@ -378,7 +378,10 @@ fn the_sidecar_subscribes_to_approvals_over_native_messaging_and_gets_each_push_
 #[test]
 fn a_services_view_component_is_handed_over_only_from_its_own_folder() {
     let dir = data_dir("views");
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lavs/examples");
+    let examples = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+    .join("../lavs/examples");
     let add = |folder: &Path| {
         let out = Command::new(env!("CARGO_BIN_EXE_laika-host"))
             .args(["lavs", "add"])

@@ -32,8 +32,10 @@ use std::time::Duration;
 /// How long either program may take over the whole conversation before it is stopped.
 const DEADLINE: Duration = Duration::from_secs(300);
 
+/// Read at run time first: a test binary built in another checkout sharing the target folder
+/// would otherwise look in that checkout.
 fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
 }
 
 /// `cargo`, run from the workspace, without the variables cargo sets for a running test: passed
