@@ -803,6 +803,68 @@ async function notebookChecks() {
   await sidecar.screenshot({ path: path.join(out, "notes-panel.png"), fullPage: true });
   await page.close();
   await sidecar.close();
+  await captureCardChecks();
+}
+
+/** The whole path of a proposed capture, as a user meets it: a planner proposes `source.capture`
+ * (a scripted OpenAI-compatible server stands in for a remote model, so the proposal is the same
+ * every run), the sidecar shows the card, and only once it is approved is the page opened in a
+ * background tab, read and closed, and stored in the collection by the host. */
+async function captureCardChecks() {
+  const made = await hostCall("lavs.call", { service: "laika", endpoint: "createCollection", input: { title: "Otter reading" } });
+  const collectionId = made?.result?.result?.id;
+  check("capture card: a collection to capture into", typeof collectionId === "string", JSON.stringify(made).slice(0, 200));
+  const target = `${origin}/pages/article.html`;
+  let plans = 0;
+  const model = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url.endsWith("/models")) return res.end(JSON.stringify({ data: [{ id: "scripted" }] }));
+      plans += 1;
+      const reply = plans === 1
+        ? { summary: "I will save the otter article into your collection.", tool_calls: [{ name: "source.capture", arguments: { collectionId, url: target, maxChars: 3000 } }] }
+        : { summary: "Saved.", tool_calls: [] };
+      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(reply) }, finish_reason: "stop" }] }));
+    });
+  });
+  await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
+  try {
+    for (const [key, value] of [["base_url", `http://127.0.0.1:${model.address().port}/v1`], ["remote_model", "scripted"]]) {
+      await hostCall("config.set", { key, value });
+    }
+    await setEngine("openai");
+    const { page, sidecar } = await openWithSidecar(`${origin}/pages/list.html`);
+    const turn = await ask(sidecar, "Keep the otter article in my Otter reading collection");
+    const card = await sidecar.$(`.turn >> nth=${turn} >> .card`);
+    check("capture card: the proposal is a card", !!card);
+    const before = await hostCall("lavs.call", { service: "laika", endpoint: "listSources", input: { id: collectionId } });
+    check("capture card: nothing is fetched before a decision", (before?.result?.result ?? []).length === 0, JSON.stringify(before).slice(0, 200));
+    if (card) {
+      await card.$eval("button.primary", (b) => b.click());
+      const done = await shows(sidecar, (n) => /Captured ".*Otters.*" into col:/.test(document.querySelectorAll(".turn")[n]?.textContent ?? ""), turn, 60000);
+      check("capture card: approved, the page is captured and stored", done, await sidecar.$$eval(".turn", (t, n) => t[n]?.textContent.slice(-300), turn));
+      const after = await hostCall("lavs.call", { service: "laika", endpoint: "listSources", input: { id: collectionId } });
+      const source = (after?.result?.result ?? [])[0];
+      check("capture card: the collection holds the page, captured", source?.status === "captured" && source.url === target && source.chars > 0 && source.chars <= 3000, JSON.stringify(source));
+      await sidecar.screenshot({ path: path.join(out, "capture-card.png"), fullPage: true });
+    }
+    await page.close();
+    await sidecar.close();
+  } finally {
+    await setEngine("extractive");
+    model.close();
+  }
+}
+
+/** One request to laika-host through the extension, as the sidecar makes it. */
+async function hostCall(method, params) {
+  const page = await context.newPage();
+  await page.goto(sidecarUrl);
+  const answer = await page.evaluate(async ([method, params]) => chrome.runtime.sendMessage({ to: "host", method, params }), [method, params]);
+  await page.close();
+  return answer;
 }
 
 const suites = {
