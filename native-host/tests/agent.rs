@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 mod support;
@@ -58,10 +58,9 @@ impl Host {
     }
 }
 
-fn data_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("laika-agent-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A data directory for the extractive engine, removed when the test ends.
+fn data_dir(name: &str) -> support::TestDir {
+    let dir = support::TestDir::new(&format!("agent-{name}"));
     std::fs::write(dir.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
     dir
 }

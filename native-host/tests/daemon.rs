@@ -104,12 +104,9 @@ fn members_made_on_the_command_line_meet_on_the_daemons_hub() {
     assert!(data.join("lark.sqlite3").is_file());
 }
 
-/// An empty data directory of this test run's own.
-fn fresh_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("laika-{name}-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty data directory of this test run's own, removed when the test ends.
+fn fresh_dir(name: &str) -> support::TestDir {
+    support::TestDir::new(&format!("{name}-test"))
 }
 
 #[test]

@@ -101,3 +101,42 @@ pub fn wheel() -> Option<std::path::PathBuf> {
         }
     }
 }
+
+/// A data directory of one test, under the system's temporary folder, removed when the test is
+/// done with it (dropped, after the daemons and hosts that used it have been stopped).
+pub struct TestDir(std::path::PathBuf);
+
+impl TestDir {
+    /// `laika-<name>-<pid>`, emptied first (a run killed before its drop left it behind).
+    pub fn new(name: &str) -> TestDir {
+        let dir = std::env::temp_dir().join(format!("laika-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TestDir(dir)
+    }
+}
+
+impl std::ops::Deref for TestDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TestDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TestDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
