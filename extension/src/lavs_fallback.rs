@@ -86,6 +86,39 @@ fn json(value: &Value) -> Layout {
 
 /// A value as one line of text: strings as they are, other scalars as JSON, structures as
 /// compact JSON; clipped.
+/// An endpoint's heading, from its id: words split at capitals and underscores, the first
+/// capitalised ("listNotes" → "List notes", "run_transform" → "Run transform"). The id itself is
+/// shown beside it, small, for whoever calls it by name.
+pub fn endpoint_title(id: &str) -> String {
+    // ASCII only: ids are identifiers, and Unicode case tables would cost the WASM budget.
+    let mut words: Vec<String> = vec![];
+    for piece in id.split(['_', '-', ' ']).filter(|p| !p.is_empty()) {
+        let mut word = String::new();
+        for c in piece.chars() {
+            if c.is_ascii_uppercase() && !word.is_empty() && !word.ends_with(|l: char| l.is_ascii_uppercase()) {
+                words.push(std::mem::take(&mut word));
+            }
+            word.push(c);
+        }
+        words.push(word);
+    }
+    let mut title = words
+        .iter()
+        .map(|w| {
+            if w.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
+                w.clone()
+            } else {
+                w.to_ascii_lowercase()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(first) = title.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    title
+}
+
 pub fn cell(value: &Value) -> String {
     let text = match value {
         Value::Null => String::new(),
@@ -185,6 +218,15 @@ pub fn form_input(fields: &[Field], values: &[(String, String)]) -> Result<Value
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn endpoint_ids_read_as_titles() {
+        assert_eq!(endpoint_title("listNotes"), "List notes");
+        assert_eq!(endpoint_title("askCollection"), "Ask collection");
+        assert_eq!(endpoint_title("run_transform"), "Run transform");
+        assert_eq!(endpoint_title("getHTML"), "Get HTML");
+        assert_eq!(endpoint_title(""), "");
+    }
 
     #[test]
     fn arrays_of_objects_are_tables_of_text_and_scalars_are_lists() {

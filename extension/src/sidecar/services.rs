@@ -244,7 +244,9 @@ async fn render_fallback(service: &str, manifest: &Value, mode: Option<&str>, ta
         let id = endpoint["id"].as_str().unwrap_or_default().to_string();
         let section = el("section", "endpoint");
         section.set_attribute("data-endpoint", &id).ok();
-        section.append_child(&text_el("h4", "", &id)).ok();
+        let heading = text_el("h4", "", &lavs_fallback::endpoint_title(&id));
+        heading.append_child(&text_el("code", "endpoint-id", &id)).ok();
+        section.append_child(&heading).ok();
         if let Some(description) = endpoint["description"].as_str() {
             section.append_child(&text_el("p", "note", description)).ok();
         }
