@@ -144,7 +144,8 @@ pub enum ModelCommand {
     Status,
 }
 
-fn read_page(path: &PathBuf) -> Result<String> {
+/// A file's text, or standard input's for `-`.
+pub(crate) fn read_page(path: &PathBuf) -> Result<String> {
     if path.as_os_str() == "-" {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).context("reading standard input")?;
@@ -199,6 +200,18 @@ fn terminal_spinner(message: &str) -> Option<indicatif::ProgressBar> {
     spinner.set_message(message.to_string());
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(spinner)
+}
+
+/// After a streamed answer: its citations, `[n] > quote` a line each, and on standard error the
+/// notice said beside it.
+pub(crate) fn print_citations(citations: &[Value], notice: Option<&str>) {
+    println!();
+    for (i, citation) in citations.iter().enumerate() {
+        println!("[{}] > {}", i + 1, citation["quote"].as_str().unwrap_or(""));
+    }
+    if let Some(notice) = notice {
+        eprintln!("{notice}");
+    }
 }
 
 pub(crate) fn observe_page(path: &PathBuf, url: &str) -> Result<laika_shared::observation::Observation> {
@@ -267,13 +280,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
     let citations = response["assistant"]["citations"].as_array().cloned().unwrap_or_default();
     match args.format {
         SummaryFormat::Markdown => {
-            println!();
-            for (i, citation) in citations.iter().enumerate() {
-                println!("[{}] > {}", i + 1, citation["quote"].as_str().unwrap_or(""));
-            }
-            if let Some(notice) = &state.notice {
-                eprintln!("{notice}");
-            }
+            print_citations(&citations, state.notice.as_deref());
             eprintln!(
                 "coverage {:.0}% ({} of {} characters) · {} · first text {} · {:.1} s",
                 state.coverage.ratio * 100.0,

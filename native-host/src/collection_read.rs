@@ -9,7 +9,7 @@
 //! ([`CollectionRead::documents`]).
 
 use crate::prompt;
-use laika_shared::observation::{CollectionIndex, CollectionSource, Observation};
+use laika_shared::observation::{CollectionIndex, CollectionSource, Observation, cut_at_line};
 use serde_json::{Value, json};
 use std::ops::Range;
 
@@ -66,9 +66,7 @@ impl CollectionRead {
         for source in &self.sources {
             let mut content = source.clone();
             content.doc_type = Some("collection.source.v1".into());
-            if content.text.chars().count() > share {
-                content.text = cut(&content.text, share);
-            }
+            content.text = cut_at_line(&content.text, share);
             let value = serde_json::to_value(&content).unwrap_or_default();
             documents.push(prompt::document(&doc_id(&source.source_id), "collection.source.v1", value));
         }
@@ -93,14 +91,6 @@ impl CollectionRead {
     }
 }
 
-/// `text` within `max` chars, cut after its last whole line that fits (else its last word).
-fn cut(text: &str, max: usize) -> String {
-    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
-    let head = &text[..end];
-    let cut = head.rfind('\n').or_else(|| head.rfind(' ')).unwrap_or(end);
-    head[..cut].trim_end().to_string()
-}
-
 /// A collection answer's `{doc_id, quote}` citations, each with the source its document is: its
 /// id, title and address.
 pub fn with_sources(index: &CollectionIndex, citations: &[Value]) -> Vec<Value> {
@@ -118,10 +108,11 @@ pub fn with_sources(index: &CollectionIndex, citations: &[Value]) -> Vec<Value> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn source(n: usize, title: &str, text: &str) -> CollectionSource {
+    /// A captured source of `col:1` numbered `n` (`src:n`, at `https://s<n>.example/`).
+    pub(crate) fn source(n: usize, title: &str, text: &str) -> CollectionSource {
         CollectionSource {
             collection_id: "col:1".into(),
             source_id: format!("src:{n}"),

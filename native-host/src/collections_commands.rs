@@ -6,11 +6,10 @@
 
 use crate::cli::{self, EngineArgs};
 use crate::notebook::{NotebookError, export, transforms};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use laika_shared::observation::{SOURCE_DEFAULT_CHARS, SourceShape};
 use laika_shared::tools::NewSource;
 use serde_json::{Map, Value, json};
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,16 +65,6 @@ pub enum CollectionsCommand {
     },
 }
 
-fn read_input(path: &PathBuf) -> Result<String> {
-    let mut text = String::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
-    } else {
-        text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    }
-    Ok(text)
-}
-
 pub fn run(command: CollectionsCommand) -> Result<ExitCode> {
     let book = crate::notes_commands::open()?;
     let failed = |e: NotebookError| anyhow::anyhow!("{e}");
@@ -103,7 +92,7 @@ pub fn run(command: CollectionsCommand) -> Result<ExitCode> {
             println!("{}  {} ({} characters)", row.id, row.title, row.chars);
         }
         CollectionsCommand::AddNote { id, file, title } => {
-            let text = read_input(&file)?;
+            let text = cli::read_page(&file)?;
             let rows = book.add_sources(&id, &[NewSource::Note { title, text }]).map_err(failed)?;
             if let Some(row) = rows.last() {
                 println!("{}  {}", row.id, row.title);
@@ -155,14 +144,13 @@ fn ask(id: &str, question: String, engine: &EngineArgs) -> Result<ExitCode> {
             error["message"].as_str().unwrap_or("")
         );
     }
-    println!();
-    let citations =
-        state.result.as_ref().and_then(|r| r.pointer("/response/assistant/citations")).and_then(Value::as_array);
-    for (i, citation) in citations.into_iter().flatten().enumerate() {
-        println!("[{}] > {}", i + 1, citation["quote"].as_str().unwrap_or(""));
-    }
-    if let Some(notice) = &state.notice {
-        eprintln!("{notice}");
-    }
+    let citations = state
+        .result
+        .as_ref()
+        .and_then(|r| r.pointer("/response/assistant/citations"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    cli::print_citations(&citations, state.notice.as_deref());
     Ok(ExitCode::SUCCESS)
 }

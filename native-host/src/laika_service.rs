@@ -227,14 +227,13 @@ async fn ask_collection(host: &Arc<Host>, input: &Value) -> Result<Value, LavsEr
         LavsError::titled(code, format!("{}: {}", e.code, e.message))
             .with_data(json!({ "code": e.code, "field": "id" }))
     })?;
-    let started = std::time::Instant::now();
-    while !job.is_done() && started.elapsed() < ASK_WAIT {
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    if !job.is_done() {
-        job.cancel.cancel();
-    }
-    let state = job.snapshot();
+    let state = match tokio::time::timeout(ASK_WAIT, crate::summary::follow(&job, |_| {})).await {
+        Ok(state) => state,
+        Err(_) => {
+            job.cancel.cancel();
+            job.snapshot()
+        }
+    };
     if let Some(error) = state.error {
         return Err(LavsError::titled(error::HANDLER_ERROR, error.to_string()));
     }

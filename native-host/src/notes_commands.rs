@@ -9,7 +9,7 @@ use crate::host;
 use crate::notebook::{self, Notebook, export};
 use anyhow::{Context, Result, bail};
 use laika_shared::tools::ArtifactSaveArgs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -97,12 +97,7 @@ pub fn run(command: NotesCommand) -> Result<ExitCode> {
             }
         }
         NotesCommand::Add { file, title, tags, source } => {
-            let mut text = String::new();
-            if file.as_os_str() == "-" {
-                std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
-            } else {
-                text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            }
+            let text = crate::cli::read_page(&file)?;
             let args = ArtifactSaveArgs {
                 title,
                 text: Some(text),

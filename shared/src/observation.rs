@@ -403,8 +403,9 @@ impl CollectionSource {
 }
 
 /// `text` within `max` chars, cut after its last whole line that fits (or, for a first line
-/// longer than that, after its last whole word).
-fn cut_at_line(text: &str, max: usize) -> String {
+/// longer than that, after its last whole word). A source's text is bounded this way wherever it
+/// is cut: when captured, and when a request packs it.
+pub fn cut_at_line(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

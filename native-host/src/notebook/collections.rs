@@ -50,6 +50,12 @@ pub struct SourceRow {
     pub chars: usize,
 }
 
+/// Which source rows [`Notebook::load`] reads (by sequence number).
+enum SourcesOf {
+    Collection(i64),
+    One(i64),
+}
+
 fn seq_of(id: &str, prefix: &str) -> Option<i64> {
     id.trim().strip_prefix(prefix)?.parse().ok().filter(|n| *n > 0)
 }
@@ -186,48 +192,49 @@ impl Notebook {
     pub fn sources(&self, collection_id: &str) -> Result<Vec<SourceRow>, NotebookError> {
         let collection = self.collection(collection_id)?;
         let seq = seq_of(&collection.id, COLLECTION_PREFIX).unwrap_or_default();
-        let conn = self.lock();
-        let mut statement = conn.prepare(
-            "SELECT seq, kind, url, title, status, error, captured_at, document_json FROM sources
-             WHERE collection_seq = ?1 ORDER BY seq",
-        )?;
-        let rows = statement.query_map([seq], |r| {
-            let document: Option<String> = r.get(7)?;
-            Ok(SourceRow {
-                id: format!("{SOURCE_PREFIX}{}", r.get::<_, i64>(0)?),
-                collection_id: collection.id.clone(),
-                kind: r.get(1)?,
-                url: r.get(2)?,
-                title: r.get(3)?,
-                status: r.get(4)?,
-                error: r.get(5)?,
-                captured_at: r.get(6)?,
-                chars: document
-                    .and_then(|d| serde_json::from_str::<CollectionSource>(&d).ok())
-                    .map_or(0, |d| d.text.chars().count()),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self.load(SourcesOf::Collection(seq))?.into_iter().map(|(row, _)| row).collect())
     }
 
     /// One source and, once captured, its document.
     pub fn source(&self, id: &str) -> Result<(SourceRow, Option<CollectionSource>), NotebookError> {
         let seq = seq_of(id, SOURCE_PREFIX).ok_or_else(|| missing("source", id))?;
-        let (collection_seq, document): (i64, Option<String>) = {
-            let conn = self.lock();
-            conn.query_row("SELECT collection_seq, document_json FROM sources WHERE seq = ?1", [seq], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?
-            .ok_or_else(|| missing("source", id))?
+        let (row, document) = self.load(SourcesOf::One(seq))?.pop().ok_or_else(|| missing("source", id))?;
+        Ok((row, document.transpose()?))
+    }
+
+    /// Source rows, each with its document read once (`chars` counts its text; a document that
+    /// does not decode counts 0 there and is an error to whoever asks for the document).
+    #[allow(clippy::type_complexity)]
+    fn load(
+        &self,
+        which: SourcesOf,
+    ) -> Result<Vec<(SourceRow, Option<Result<CollectionSource, serde_json::Error>>)>, NotebookError> {
+        let (filter, value) = match which {
+            SourcesOf::Collection(seq) => ("collection_seq", seq),
+            SourcesOf::One(seq) => ("seq", seq),
         };
-        let row = self
-            .sources(&format!("{COLLECTION_PREFIX}{collection_seq}"))?
-            .into_iter()
-            .find(|s| s.id == format!("{SOURCE_PREFIX}{seq}"))
-            .ok_or_else(|| missing("source", id))?;
-        let document = document.map(|d| serde_json::from_str(&d)).transpose()?;
-        Ok((row, document))
+        let conn = self.lock();
+        let mut statement = conn.prepare(&format!(
+            "SELECT seq, collection_seq, kind, url, title, status, error, captured_at, document_json FROM sources
+             WHERE {filter} = ?1 ORDER BY seq"
+        ))?;
+        let rows = statement.query_map([value], |r| {
+            let document = r.get::<_, Option<String>>(8)?.map(|d| serde_json::from_str::<CollectionSource>(&d));
+            let chars = document.as_ref().and_then(|d| d.as_ref().ok()).map_or(0, |d| d.text.chars().count());
+            let row = SourceRow {
+                id: format!("{SOURCE_PREFIX}{}", r.get::<_, i64>(0)?),
+                collection_id: format!("{COLLECTION_PREFIX}{}", r.get::<_, i64>(1)?),
+                kind: r.get(2)?,
+                url: r.get(3)?,
+                title: r.get(4)?,
+                status: r.get(5)?,
+                error: r.get(6)?,
+                captured_at: r.get(7)?,
+                chars,
+            };
+            Ok((row, document))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Stores a page the extension captured for `requested_url` in a collection: the source
@@ -265,12 +272,9 @@ impl Notebook {
     /// sources' documents in the order they were added.
     pub fn documents(&self, collection_id: &str) -> Result<(CollectionIndex, Vec<CollectionSource>), NotebookError> {
         let collection = self.collection(collection_id)?;
-        let mut documents = vec![];
-        for row in self.sources(&collection.id)? {
-            if let (_, Some(document)) = self.source(&row.id)? {
-                documents.push(document);
-            }
-        }
+        let seq = seq_of(&collection.id, COLLECTION_PREFIX).unwrap_or_default();
+        let documents: Vec<CollectionSource> =
+            self.load(SourcesOf::Collection(seq))?.into_iter().filter_map(|(_, d)| d).collect::<Result<_, _>>()?;
         let index = CollectionIndex {
             doc_type: Some("collection.index.v1".into()),
             collection_id: collection.id.clone(),
