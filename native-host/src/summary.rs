@@ -919,13 +919,24 @@ mod tests {
     }
 
     fn run_on(page: &str, replies: &[&'static str], question: Option<&str>) -> (JobState, Vec<String>) {
-        let engine = Scripted::new(true, replies);
         let observation = Observation {
             url: "https://news.example/otters".into(),
             title: "Otters return to the river".into(),
             text: page.into(),
             ..Observation::default()
         };
+        let input = SummaryInput {
+            observation,
+            user_text: question.unwrap_or("Summarize this page").into(),
+            question: question.map(String::from),
+            collection: None,
+        };
+        run_input(replies, input)
+    }
+
+    /// One job over `input` with a small scripted model answering `replies` in turn.
+    fn run_input(replies: &[&'static str], input: SummaryInput) -> (JobState, Vec<String>) {
+        let engine = Scripted::new(true, replies);
         let job = SummaryJob::new(TurnRef { conversation_id: "c".into(), turn: 1 });
         let deps = SummaryDeps {
             engine: engine.clone(),
@@ -933,12 +944,6 @@ mod tests {
             debug: Arc::new(DebugLog::off()),
             sampling: Sampling::default(),
             constrain: false,
-        };
-        let input = SummaryInput {
-            observation,
-            user_text: question.unwrap_or("Summarize this page").into(),
-            question: question.map(String::from),
-            collection: None,
         };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(run(job.clone(), input, deps));
@@ -947,15 +952,8 @@ mod tests {
 
     #[test]
     fn a_question_across_a_collection_cites_each_sources_own_sentence_and_names_the_source() {
-        use laika_shared::observation::{CollectionIndex, CollectionSource};
-        let source = |n: usize, title: &str, text: &str| CollectionSource {
-            collection_id: "col:1".into(),
-            source_id: format!("src:{n}"),
-            url: format!("https://s{n}.example/"),
-            title: title.into(),
-            text: text.into(),
-            ..Default::default()
-        };
+        use crate::collection_read::tests::source;
+        use laika_shared::observation::CollectionIndex;
         let index = CollectionIndex { collection_id: "col:1".into(), title: "Phones".into(), ..Default::default() };
         let (read, observation) = CollectionRead::new(
             index,
@@ -964,15 +962,6 @@ mod tests {
                 source(2, "Phone B review", "Phone B is small and light. Phone B costs 399 dollars at launch."),
             ],
         );
-        let engine = Scripted::new(true, &["Phone B costs 399 dollars at launch."]);
-        let job = SummaryJob::new(TurnRef { conversation_id: "c".into(), turn: 1 });
-        let deps = SummaryDeps {
-            engine: engine.clone(),
-            history: None,
-            debug: Arc::new(DebugLog::off()),
-            sampling: Sampling::default(),
-            constrain: false,
-        };
         let question = "How much does each phone cost in dollars?";
         let input = SummaryInput {
             observation,
@@ -980,9 +969,7 @@ mod tests {
             question: Some(question.into()),
             collection: Some(Arc::new(read)),
         };
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(run(job.clone(), input, deps));
-        let state = job.snapshot();
+        let (state, _) = run_input(&["Phone B costs 399 dollars at launch."], input);
         assert!(state.error.is_none(), "{:?}", state.error);
         let text = &state.text;
         assert!(text.contains("costs 499 dollars") && text.contains("costs 399 dollars"), "{text}");

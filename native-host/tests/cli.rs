@@ -4,7 +4,16 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn host(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
+    host_in(None, args, stdin)
+}
+
+/// [`host`], with `LAIKA_DATA_DIR` set to `data` when given.
+fn host_in(data: Option<&std::path::Path>, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_laika-host"));
+    if let Some(data) = data {
+        command.env("LAIKA_DATA_DIR", data);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -118,19 +127,9 @@ fn collections_capture_saved_pages_and_transforms_cite_them() {
         std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or(env!("CARGO_MANIFEST_DIR").into()))
             .join("../tests/fixtures/pages");
     let run = |args: &[&str], stdin: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_laika-host"))
-            .args(args)
-            .env("LAIKA_DATA_DIR", &data)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("laika-host starts");
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&out.stderr));
-        text
+        let (status, out, err) = host_in(Some(&data), args, stdin);
+        assert_eq!(status, 0, "{args:?}: {out}{err}");
+        out
     };
     assert_eq!(run(&["collections", "create", "Rivers"], ""), "col:1\n");
     let article = fixtures.join("article.html");
@@ -160,12 +159,8 @@ fn collections_capture_saved_pages_and_transforms_cite_them() {
     assert!(briefing.contains("1. [How Sea Otters Use Stone Tools"), "{briefing}");
     let timeline = run(&["collections", "transform", "col:1", "timeline"], "");
     assert!(timeline.contains("- **2024-06-04**: The survey on 4 June 2024 counted five otters. [2]"), "{timeline}");
-    let missing = Command::new(env!("CARGO_BIN_EXE_laika-host"))
-        .args(["collections", "transform", "col:9", "briefing"])
-        .env("LAIKA_DATA_DIR", &data)
-        .output()
-        .unwrap();
-    assert!(!missing.status.success());
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("NOTEBOOK_NOT_FOUND"));
+    let (status, _, err) = host_in(Some(&data), &["collections", "transform", "col:9", "briefing"], "");
+    assert_ne!(status, 0);
+    assert!(err.contains("NOTEBOOK_NOT_FOUND"), "{err}");
     let _ = std::fs::remove_dir_all(&data);
 }

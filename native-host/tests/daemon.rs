@@ -499,32 +499,8 @@ fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
     std::fs::write(data.join("config.json"), r#"{"engine": "extractive"}"#).unwrap();
     let (daemon, port) = Daemon::start(&data);
     let mut browser = Browser::start(&data, &["native"]);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let mut ws = runtime
-        .block_on(tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/lavs/laika")))
-        .expect("LAVS over a WebSocket")
-        .0;
-    let mut next_id = 0;
-    // One JSON-RPC request; pushes that arrive before its reply are kept.
-    let mut pushes: Vec<Value> = Vec::new();
-    let mut rpc = |ws: &mut Ws2, method: &str, params: Value, pushes: &mut Vec<Value>| -> Value {
-        next_id += 1;
-        let id = next_id;
-        runtime.block_on(async {
-            let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-            ws.send(Message::Text(request.to_string().into())).await.unwrap();
-            loop {
-                let frame =
-                    tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a reply").unwrap().unwrap();
-                let frame: Value = serde_json::from_str(frame.to_text().unwrap()).unwrap();
-                if frame["id"] == id {
-                    return frame;
-                }
-                pushes.push(frame);
-            }
-        })
-    };
-    let subscribed = rpc(&mut ws, "lavs/subscribe", json!({ "endpoint": "approvalUpdates" }), &mut pushes);
+    let mut ws = LaikaWs::connect(port);
+    let subscribed = ws.rpc("lavs/subscribe", json!({ "endpoint": "approvalUpdates" }));
     assert!(subscribed["result"]["subscriptionId"].is_string(), "{subscribed}");
 
     let observation = json!({
@@ -536,62 +512,30 @@ fn the_builtin_laika_service_serves_conversations_and_approvals_over_lavs() {
     let approval = plan["tool_calls"][0]["approval_id"].as_str().expect("the click asks").to_string();
     let conversation = plan["conversation"]["id"].as_str().map(String::from).unwrap_or_default();
 
-    let listed = rpc(&mut ws, "lavs/call", json!({ "endpoint": "listApprovals" }), &mut pushes);
+    let listed = ws.call("listApprovals", json!(null));
     assert_eq!(listed["result"][0]["id"], approval.as_str(), "{listed}");
-    let found = rpc(
-        &mut ws,
-        "lavs/call",
-        json!({ "endpoint": "searchConversations", "input": { "query": "OTTERS" } }),
-        &mut pushes,
-    );
+    let found = ws.call("searchConversations", json!({ "query": "OTTERS" }));
     assert_eq!(found["result"].as_array().unwrap().len(), 1, "{found}");
-    let decided = rpc(
-        &mut ws,
-        "lavs/call",
-        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "approve" } }),
-        &mut pushes,
-    );
+    let decided = ws.call("decideApproval", json!({ "approval_id": approval, "decision": "approve" }));
     assert_eq!(decided["result"]["approval"]["decision"], "approve", "{decided}");
     assert_eq!(browser.call("approval.get", json!({ "approval_id": approval }))["approval"]["decision"], "approve");
-    let again = rpc(
-        &mut ws,
-        "lavs/call",
-        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "deny" } }),
-        &mut pushes,
-    );
+    let again = ws.call("decideApproval", json!({ "approval_id": approval, "decision": "deny" }));
     assert_eq!(again["error"]["code"], -32003, "{again}");
     assert_eq!(again["error"]["data"]["code"], "HISTORY_ALREADY_DECIDED");
-    let bad = rpc(
-        &mut ws,
-        "lavs/call",
-        json!({ "endpoint": "decideApproval", "input": { "approval_id": approval, "decision": "maybe" } }),
-        &mut pushes,
-    );
+    let bad = ws.call("decideApproval", json!({ "approval_id": approval, "decision": "maybe" }));
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
 
     // The subscription pushed the question and the answer, each once.
-    runtime.block_on(async {
-        while pushes.len() < 2 {
-            let frame =
-                tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a push").unwrap().unwrap();
-            pushes.push(serde_json::from_str(frame.to_text().unwrap()).unwrap());
-        }
-    });
+    let pushes = ws.pushes(2);
     let kinds: Vec<&str> = pushes.iter().map(|p| p["params"]["data"]["type"].as_str().unwrap_or("?")).collect();
     assert_eq!(kinds, ["asked", "decided"], "{pushes:?}");
     assert!(pushes.iter().all(|p| p["params"]["data"]["approval"]["id"] == approval.as_str()));
 
     if !conversation.is_empty() {
-        let deleted = rpc(
-            &mut ws,
-            "lavs/call",
-            json!({ "endpoint": "deleteConversation", "input": { "id": conversation } }),
-            &mut pushes,
-        );
+        let deleted = ws.call("deleteConversation", json!({ "id": conversation }));
         assert_eq!(deleted["result"]["deleted"], true, "{deleted}");
     }
-    let missing =
-        rpc(&mut ws, "lavs/call", json!({ "endpoint": "getConversation", "input": { "id": "nope" } }), &mut pushes);
+    let missing = ws.call("getConversation", json!({ "id": "nope" }));
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
     // No folder may take the built-in service's name.
     let fake = data.join("fake-laika");
@@ -658,27 +602,8 @@ fn an_approved_librarian_card_is_applied_by_the_daemon_and_undone_over_lavs() {
             .unwrap();
     }
     let (daemon, port) = Daemon::start(&data);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let mut ws = runtime
-        .block_on(tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/lavs/laika")))
-        .expect("LAVS over a WebSocket")
-        .0;
-    let mut next_id = 0;
-    let mut call = |endpoint: &str, input: Value| -> Value {
-        next_id += 1;
-        let id = next_id;
-        runtime.block_on(async {
-            let request = json!({ "jsonrpc": "2.0", "id": id, "method": "lavs/call", "params": { "endpoint": endpoint, "input": input } });
-            ws.send(Message::Text(request.to_string().into())).await.unwrap();
-            loop {
-                let frame = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a reply").unwrap().unwrap();
-                let frame: Value = serde_json::from_str(frame.to_text().unwrap()).unwrap();
-                if frame["id"] == id {
-                    return frame;
-                }
-            }
-        })
-    };
+    let mut ws = LaikaWs::connect(port);
+    let mut call = |endpoint: &str, input: Value| ws.call(endpoint, input);
     let listed = call("listApprovals", json!({}));
     assert_eq!(listed["result"][0]["tool_name"], "librarian.rewrite_note", "{listed}");
     let decided = call("decideApproval", json!({ "approval_id": "lib_t1-op_1", "decision": "approve" }));
@@ -717,6 +642,69 @@ fn an_approved_librarian_card_is_applied_by_the_daemon_and_undone_over_lavs() {
 }
 
 type Ws2 = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A client of the built-in `laika` service over LAVS's WebSocket, one request at a time;
+/// pushes that arrive before a reply are kept for [`LaikaWs::pushes`].
+struct LaikaWs {
+    runtime: tokio::runtime::Runtime,
+    ws: Ws2,
+    next_id: u64,
+    pushes: Vec<Value>,
+}
+
+impl LaikaWs {
+    fn connect(port: u16) -> LaikaWs {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let ws = runtime
+            .block_on(tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/lavs/laika")))
+            .expect("LAVS over a WebSocket")
+            .0;
+        LaikaWs { runtime, ws, next_id: 0, pushes: vec![] }
+    }
+
+    /// One JSON-RPC request and its reply.
+    fn rpc(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let (ws, pushes) = (&mut self.ws, &mut self.pushes);
+        self.runtime.block_on(async {
+            let request = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+            ws.send(Message::Text(request.to_string().into())).await.unwrap();
+            loop {
+                let frame =
+                    tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a reply").unwrap().unwrap();
+                let frame: Value = serde_json::from_str(frame.to_text().unwrap()).unwrap();
+                if frame["id"] == id {
+                    return frame;
+                }
+                pushes.push(frame);
+            }
+        })
+    }
+
+    /// `lavs/call` of an endpoint (a null input is left out).
+    fn call(&mut self, endpoint: &str, input: Value) -> Value {
+        let params = if input.is_null() {
+            json!({ "endpoint": endpoint })
+        } else {
+            json!({ "endpoint": endpoint, "input": input })
+        };
+        self.rpc("lavs/call", params)
+    }
+
+    /// The pushes so far, waiting until there are at least `count`.
+    fn pushes(&mut self, count: usize) -> Vec<Value> {
+        let (ws, pushes) = (&mut self.ws, &mut self.pushes);
+        self.runtime.block_on(async {
+            while pushes.len() < count {
+                let frame =
+                    tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a push").unwrap().unwrap();
+                pushes.push(serde_json::from_str(frame.to_text().unwrap()).unwrap());
+            }
+        });
+        self.pushes.clone()
+    }
+}
 
 /// A daemon a test started by hand: killed if the test ends early, so it never outlives it (nor
 /// holds the test runner's output open).
