@@ -347,6 +347,7 @@ pub async fn plan(
             };
             let generate = GenerateRequest {
                 system: ask.system.clone(),
+                examples: &[],
                 user: user.clone(),
                 max_tokens: PLAN_OUTPUT_TOKENS,
                 sampling,

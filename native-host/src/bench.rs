@@ -229,6 +229,7 @@ fn engine(args: EngineBenchArgs) -> Result<ExitCode> {
         if !args.summary_only {
             let request = GenerateRequest {
                 system: prompt::SUMMARY_SYSTEM.to_string(),
+                examples: &[],
                 user: text.clone(),
                 max_tokens: args.max_tokens,
                 sampling: Sampling::greedy(),

@@ -5,6 +5,7 @@
 //! prefix cache reuses them across calls. Page text travels only inside `context.documents` with
 //! `trust: "untrusted"`, in the user message.
 
+use crate::engine::Exchange;
 use laika_shared::observation::Observation;
 use laika_shared::packet::{PROTOCOL_NAME, PROTOCOL_VERSION};
 use serde_json::{Value, json};
@@ -152,18 +153,31 @@ pub const PRODUCT_QUESTION: &str =
     "What is this product and what is it for? Answer in one short sentence, using words from the text.";
 /// Asked only when neither gist question gave a sentence that passed.
 pub const GIST_QUESTION_3: &str = "Summarize the text in one short sentence.";
-/// The last fallback, over the page's single most central sentence: what a 135M model does
-/// faithfully is shorten one sentence (its words, in its order), which the gate can check word
-/// for word; a gist of the page it is, when that sentence is the page's most central.
+/// The last fallback, over the page's most central sentences one at a time: what a 135M model
+/// does faithfully is shorten one sentence (its words, in its order), which the gate can check
+/// word for word; a gist of the page it is, when that sentence is among the page's most central.
+/// Remote engines get this as the packet's question; a small model gets the sentence alone under
+/// [`SHORTEN_SYSTEM`], after [`SHORTEN_EXAMPLES`].
 pub const SHORTEN_QUESTION: &str = "Say what this sentence says in fewer words.";
+/// The system prompt of a small model's shortening.
+pub const SHORTEN_SYSTEM: &str = "You make sentences shorter. You keep their meaning and their words.";
+/// Two shortenings shown to a small model as earlier turns before the sentence it is to shorten.
+/// Asked with the instruction alone, SmolLM2-135M answered "1. 1." or restated the sentence whole
+/// on most dev pages; after these two it drops the sentence's side clauses and keeps its words.
+/// Written for this prompt (no page's text). Examples put inside the user turn instead were
+/// copied into the answer (tried on the 40 dev pages of `cargo xtask bench quality`).
+pub const SHORTEN_EXAMPLES: &[Exchange] = &[
+    Exchange {
+        user: "The city council voted on Tuesday to close the old library on Main Street next spring, citing the high cost of repairs to its roof and heating system.",
+        assistant: "The city council voted to close the old library because repairs cost too much.",
+    },
+    Exchange {
+        user: "Researchers at the university found that people who walked for thirty minutes a day slept better than those who did not walk at all, according to a study published this week.",
+        assistant: "People who walked for thirty minutes a day slept better.",
+    },
+];
 pub const PART_QUESTION: &str =
     "What is this part of the text about? Answer in one short sentence, using words from the text.";
-
-/// The last gist question: the page's subject by its title.
-pub fn title_question(title: &str) -> String {
-    let title: String = title.trim().chars().take(100).collect();
-    format!("What does the text say about \"{title}\"? Answer in one short sentence, using words from the text.")
-}
 
 /// The answer instruction for a question (the question itself comes first).
 pub fn answer_question(question: &str) -> String {

@@ -22,7 +22,7 @@
 use crate::collection_read::{self, CollectionRead};
 use crate::debuglog::DebugLog;
 use crate::engine::extractive::GATES;
-use crate::engine::{CopyBias, Engine, GenerateRequest, OutputShape, Sampling, WarmPrefix};
+use crate::engine::{CopyBias, Engine, Exchange, GenerateRequest, OutputShape, Sampling, WarmPrefix};
 use crate::history::History;
 use crate::prompt::{self, SUMMARY_DOC_ID, TurnRef};
 use laika_shared::grounding::{self, PageIndex, Sentence, shorten};
@@ -63,6 +63,8 @@ const COPY_BIAS: f32 = 3.0;
 const COLLECTION_CHARS_PER_TOKEN: usize = 3;
 /// Page text the stricter retry shows: one passage.
 const RETRY_CHARS: usize = 700;
+/// Key points a model is asked to shorten, one at a time, before the key points stand alone.
+const SHORTEN_TRIES: usize = 5;
 /// A key point or quote is shown up to this many characters.
 const QUOTE_CHARS: usize = 300;
 /// A question is answered from this many of the passages that match it best.
@@ -388,46 +390,39 @@ async fn summary(
         // Two questions, one sentence each: a second sentence only when it says something the
         // first did not (its citation and most of its words differ).
         let mut gist: Vec<String> = Vec::new();
-        let mut questions: Vec<String> = page_kind_question(observation)
+        let questions: Vec<&str> = page_kind_question(observation)
             .into_iter()
             .chain([prompt::GIST_QUESTION, prompt::GIST_QUESTION_2])
-            .map(String::from)
             .collect();
-        // Asked only while no gist sentence has passed: the plain summary request, then the
-        // page's own subject by name, each over the key points alone. Three or four sentences
-        // are what SmolLM2-135M restates without drifting (5 of the 11 dev pages where nothing
-        // passed over the lead got a supported gist this way).
-        let fallbacks: Vec<String> = std::iter::once(prompt::GIST_QUESTION_3.to_string())
-            .chain((!observation.title.trim().is_empty()).then(|| prompt::title_question(&observation.title)))
-            .collect();
-        let fallback_from = questions.len();
-        questions.extend(fallbacks);
-        // Last, the page's most central sentence alone, to be said in fewer words.
-        let shorten_from = questions.len();
-        questions.push(prompt::SHORTEN_QUESTION.to_string());
-        let point_passages: Vec<String> = points.iter().map(|&i| sentences[i].text.clone()).collect();
-        for (i, question) in questions.iter().enumerate() {
-            if gist.len() >= 2 || job.cancel.is_cancelled() || (i >= fallback_from && !gist.is_empty()) {
+        for question in questions {
+            if gist.len() >= 2 || job.cancel.is_cancelled() {
                 break;
             }
-            // Ranked only when the page gets that far.
-            let central: Vec<String>;
-            let read = if i >= shorten_from {
-                central = grounding::key_points(&sentences, &observation.title, 1)
-                    .iter()
-                    .map(|&s| sentences[s].text.clone())
-                    .collect();
-                &central
-            } else if i >= fallback_from {
-                &point_passages
-            } else {
-                &passages
-            };
-            for sentence in ask(writer, deps, &observation.title, read, question, 1, None).await? {
+            for sentence in ask(writer, deps, &observation.title, &passages, question, 1, Asked::Summary).await? {
                 if !gist.iter().any(|g| same_claim(g, &sentence)) {
                     gist.push(sentence);
                 }
             }
+        }
+        // Asked only while no gist sentence has passed: the plain summary request over the key
+        // points alone. Three or four sentences are what SmolLM2-135M restates without drifting
+        // (5 of the 11 dev pages where nothing passed over the lead got a supported gist this
+        // way).
+        if gist.is_empty() && !job.cancel.is_cancelled() {
+            let point_passages: Vec<String> = points.iter().map(|&i| sentences[i].text.clone()).collect();
+            gist = ask(writer, deps, &observation.title, &point_passages, prompt::GIST_QUESTION_3, 1, Asked::Summary)
+                .await?;
+        }
+        // Last, the page's most central sentences one at a time, each to be said in fewer words,
+        // until one is.
+        for i in shortening_order(&sentences, &points, &observation.title) {
+            if !gist.is_empty() || job.cancel.is_cancelled() {
+                break;
+            }
+            let source = sentences[i].text.as_str();
+            let read = [source.to_string()];
+            gist = ask(writer, deps, &observation.title, &read, prompt::SHORTEN_QUESTION, 1, Asked::Shorter(source))
+                .await?;
         }
         if !gist.is_empty() {
             job.append(&format!("\nIn short: {}\n", gist.join(" ")));
@@ -448,7 +443,9 @@ async fn summary(
             let label = part_label(&sentences, range, i);
             let line = if is_model {
                 let passages = central_passages(part, &part_sentences, range.start, &observation.title);
-                ask(writer, deps, &observation.title, &passages, prompt::PART_QUESTION, 1, None).await?.join(" ")
+                ask(writer, deps, &observation.title, &passages, prompt::PART_QUESTION, 1, Asked::Summary)
+                    .await?
+                    .join(" ")
             } else {
                 grounding::key_points(&part_sentences, &observation.title, 1)
                     .first()
@@ -514,6 +511,23 @@ fn same_claim(a: &str, b: &str) -> bool {
     let words = |s: &str| grounding::content_words(s).into_iter().collect::<std::collections::HashSet<_>>();
     let (x, y) = (words(a), words(b));
     x.intersection(&y).count() * 2 > x.len().min(y.len())
+}
+
+/// The key points a model is asked to shorten, one at a time: the page's most central sentence
+/// first, then the other points shown, in page order; only those a shortening of which the gate
+/// could show ([`grounding::shortenable`]), at most [`SHORTEN_TRIES`]. Only key points: a shorter
+/// sentence from further down the ranking is no gist ("In short: If you have any questions,
+/// please call that out for support." on a dev forum page, when the ten best were tried).
+fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<usize> {
+    let central = grounding::key_points(sentences, title, 1);
+    let mut order: Vec<usize> = Vec::new();
+    for i in central.iter().chain(points) {
+        if !order.contains(i) && grounding::shortenable(&sentences[*i].text) {
+            order.push(*i);
+        }
+    }
+    order.truncate(SHORTEN_TRIES);
+    order
 }
 
 /// A part's name: its first heading, else the last heading before it, else its number. A
@@ -614,7 +628,7 @@ async fn answer(
             &texts,
             &prompt::answer_question(question),
             2,
-            Some(&grounding::text::question_focus(question)),
+            Asked::Answer(&grounding::text::question_focus(question)),
         )
         .await?;
         if shown.is_empty() {
@@ -632,8 +646,7 @@ async fn answer(
 /// Asks the model one question about `passages` and returns the sentences that passed the gate,
 /// each ending in its citation marker. Generation stops at the guard's first trip; when no
 /// sentence passes, one retry with a stricter setting (less text, stronger repetition penalties).
-/// With `about` (a question's content words), a sentence sharing none of them is dropped too:
-/// true of the page, but no answer to what was asked.
+/// What was asked decides what else a sentence must do to be shown ([`Asked`]).
 async fn ask(
     writer: &mut Writer<'_>,
     deps: &SummaryDeps,
@@ -641,7 +654,7 @@ async fn ask(
     passages: &[String],
     instruction: &str,
     max_sentences: usize,
-    about: Option<&std::collections::HashSet<String>>,
+    asked: Asked<'_>,
 ) -> Result<Vec<String>, Failure> {
     let job = writer.job;
     for attempt in 0..2 {
@@ -658,17 +671,23 @@ async fn ask(
                 vec![first.as_str()]
             }
         };
-        let (system, user) = render(deps.engine.small(), title, &shown_passages, instruction);
+        let (system, examples, user) = render(deps.engine.small(), title, &shown_passages, instruction, asked);
         // Greedy: the most likely sentence is the one most often supported (the probe's 11 of
         // 12); the retry adds stronger repetition penalties.
         let sampling = match attempt {
             0 => Sampling { seed: deps.sampling.seed, ..Sampling::greedy() },
             _ => Sampling { frequency_penalty: 0.6, presence_penalty: 0.3, dry_multiplier: 1.0, ..Sampling::greedy() },
         };
-        let shape =
-            if deps.constrain { OutputShape::Sentences { max_chars: SENTENCE_CHARS } } else { OutputShape::Markdown };
+        // A shortening is one sentence, no longer than its source: generation ends at its full
+        // stop instead of running on into what the gate would drop.
+        let shape = match asked {
+            _ if !deps.constrain => OutputShape::Markdown,
+            Asked::Shorter(source) => OutputShape::Sentence { max_chars: source.chars().count().min(SENTENCE_CHARS) },
+            _ => OutputShape::Sentences { max_chars: SENTENCE_CHARS },
+        };
         let generate = GenerateRequest {
             system: system.to_string(),
+            examples,
             user: user.clone(),
             max_tokens: SENTENCE_TOKENS * max_sentences,
             sampling,
@@ -678,17 +697,21 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
-        // What the request asks of a sentence beyond the gate: a summary line names its subject;
-        // an answer keeps only the clauses that answer the question (a shorter head is checked
-        // again on its own).
-        let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match about {
+        // What the request asks of a sentence beyond the gate.
+        let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match asked {
             // A summary line is read on its own: it must name what it is about.
-            None => grounding::anchored(&text).map(|()| (text, support)),
-            Some(focus) => match grounding::text::answering_head(&text, focus) {
+            Asked::Summary => grounding::anchored(&text).map(|()| (text, support)),
+            // An answer keeps only the clauses that answer the question (a shorter head is
+            // checked again on its own).
+            Asked::Answer(focus) => match grounding::text::answering_head(&text, focus) {
                 None => Err(grounding::Rejection::OffQuestion),
                 Some(head) if head == text => Ok((text, support)),
                 Some(head) => index.check(&head).map(|support| (head, support)),
             },
+            // A shortening is a summary line that says its sentence in fewer words.
+            Asked::Shorter(source) => {
+                grounding::anchored(&text).and_then(|()| grounding::shortens(&text, source)).map(|()| (text, support))
+            }
         };
         let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();
@@ -704,7 +727,10 @@ async fn ask(
         let sentences = grounding::sentences(&clean);
         let mut shown: Vec<String> = Vec::new();
         let mut dropped = 0;
-        for (i, sentence) in sentences.iter().enumerate().take(max_sentences + 2) {
+        // A shortening is its first sentence: what a small model writes after it is drift (a
+        // second try at the same sentence, with other words).
+        let read = if matches!(asked, Asked::Shorter(_)) { 1 } else { max_sentences + 2 };
+        for (i, sentence) in sentences.iter().enumerate().take(read) {
             let claim = grounding::clean_claim(&sentence.text);
             // The last sentence is complete only when it ended on its own, with a full stop.
             let complete = i + 1 < sentences.len()
@@ -753,11 +779,34 @@ async fn ask(
     Ok(Vec::new())
 }
 
-/// The system prompt and user turn of one model question: plain text for a small model, the
-/// request's `input` + `context` as JSON for others.
-fn render(small: bool, title: &str, passages: &[&str], instruction: &str) -> (&'static str, String) {
+/// What a model question asks for, and so what a sentence must do beyond the gate to be shown.
+#[derive(Clone, Copy)]
+enum Asked<'a> {
+    /// A summary line: read on its own, it must name what it is about.
+    Summary,
+    /// An answer to a question with these content words: a sentence sharing none of them is
+    /// true of the page, but no answer to what was asked.
+    Answer(&'a std::collections::HashSet<String>),
+    /// This page sentence in fewer words: one that keeps nearly all of them is the key point
+    /// again, not a gist.
+    Shorter(&'a str),
+}
+
+/// The system prompt, worked examples and user turn of one model question: plain text for a
+/// small model (a shortening is the sentence alone, after the examples), the request's `input` +
+/// `context` as JSON for others.
+fn render(
+    small: bool,
+    title: &str,
+    passages: &[&str],
+    instruction: &str,
+    asked: Asked<'_>,
+) -> (&'static str, &'static [Exchange], String) {
     if small {
-        return (prompt::PLAIN_SYSTEM, prompt::plain_prompt(title, passages, instruction));
+        if let Asked::Shorter(source) = asked {
+            return (prompt::SHORTEN_SYSTEM, prompt::SHORTEN_EXAMPLES, source.trim().to_string());
+        }
+        return (prompt::PLAIN_SYSTEM, &[], prompt::plain_prompt(title, passages, instruction));
     }
     let text = passages.iter().enumerate().map(|(i, p)| format!("[{}] {p}", i + 1)).collect::<Vec<_>>().join("\n\n");
     let documents = vec![prompt::document(
@@ -768,7 +817,7 @@ fn render(small: bool, title: &str, passages: &[&str], instruction: &str) -> (&'
     let turn = TurnRef { conversation_id: String::new(), turn: 1 };
     let request =
         prompt::request_packet(&turn, instruction, "web.answer", json!({ "question": instruction }), documents);
-    (prompt::GIST_SYSTEM, prompt::user_content(&request))
+    (prompt::GIST_SYSTEM, &[], prompt::user_content(&request))
 }
 
 /// What every small-model request shows the model first: the plain system prompt and the
@@ -1020,23 +1069,62 @@ mod tests {
             "Whales need clean water and fish, and sharks sing.",
         ];
         let (state, prompts) = run_with(&bad, None);
-        assert_eq!(prompts.len(), 10, "each of the five gist questions, then one stricter retry");
-        assert!(prompts[6].contains("What does the text say about \"Otters return to the river\"?"), "{}", prompts[6]);
-        // The last: the most central sentence alone, to be said in fewer words.
-        assert!(prompts[8].ends_with(prompt::SHORTEN_QUESTION), "{}", prompts[8]);
-        assert!(prompts[8].contains("[1] ") && !prompts[8].contains("[2] "), "{}", prompts[8]);
+        let sentences = grounding::sentences(PAGE);
+        let points =
+            grounding::key_points(&sentences, "Otters return to the river", grounding::point_count(sentences.len()));
+        let order = shortening_order(&sentences, &points, "Otters return to the river");
+        let tries = order.len();
+        assert!((2..=SHORTEN_TRIES).contains(&tries), "{order:?}");
+        assert_eq!(
+            prompts.len(),
+            6 + 2 * tries,
+            "three gist questions, then the sentences to shorten, each with one stricter retry"
+        );
+        assert!(prompts[4].ends_with(prompt::GIST_QUESTION_3), "{}", prompts[4]);
+        // Then the most central sentences, each alone, to be said in fewer words.
+        let central = &sentences[grounding::key_points(&sentences, "Otters return to the river", 1)[0]].text;
+        assert_eq!(&prompts[6], central);
+        for (k, shortening) in prompts[6..].iter().enumerate() {
+            assert_eq!(shortening, &sentences[order[k / 2]].text);
+        }
         assert!(!state.text.contains("In short"), "{}", state.text);
         for word in ["Whales", "12", "ailored", "youtube", "John", "user", "NASA", "summary"] {
             assert!(!state.text.contains(word), "{word} in {}", state.text);
         }
         assert_eq!(state.grounding.model_sentences_shown, 0);
-        assert_eq!(state.grounding.retries, 5);
+        assert_eq!(state.grounding.retries, 3 + tries);
         assert!(state.grounding.model_sentences_dropped >= 6, "{:?}", state.grounding);
         assert!(state.notice.as_deref().unwrap().contains("only the page's own key points"));
         // The retry saw less of the page.
         assert!(prompts[1].len() <= prompts[0].len());
         // The key points still stand, each cited.
         assert!(state.text.lines().filter(|l| l.starts_with("- ")).count() >= 3, "{}", state.text);
+    }
+
+    #[test]
+    fn a_key_point_said_in_fewer_words_is_the_gist_and_the_sentence_again_is_not() {
+        // Nothing passes for the three gist questions; then the most central sentence comes back
+        // whole (refused: not shorter), and on the retry shortened.
+        let replies = [
+            "Whales sing.",
+            "Whales sing.",
+            "Whales sing.",
+            "Whales sing.",
+            "Whales sing.",
+            "Whales sing.",
+            "River otters were seen near the old mill last week, the first otters on the river in forty years.",
+            "River otters were seen near the old mill last week.",
+        ];
+        let (state, prompts) = run_with(&replies, None);
+        assert_eq!(prompts[6], prompts[7], "the retry shortens the same sentence");
+        assert!(prompts[6].starts_with("River otters were seen"), "{}", prompts[6]);
+        assert!(
+            state.text.contains("\nIn short: River otters were seen near the old mill last week. [1]\n"),
+            "{}",
+            state.text
+        );
+        assert_eq!(state.grounding.model_sentences_shown, 1);
+        assert_eq!(prompts.len(), 8, "no further sentence is asked for once one is shown");
     }
 
     #[test]
@@ -1131,7 +1219,7 @@ mod tests {
         let start = shared_prompt_start();
         assert_eq!(start.system, prompt::PLAIN_SYSTEM);
         assert_eq!(start.user_start, "Title: ");
-        let (_, user) = render(true, "Otters", &["Otters swim."], prompt::GIST_QUESTION);
+        let (_, _, user) = render(true, "Otters", &["Otters swim."], prompt::GIST_QUESTION, Asked::Summary);
         assert!(user.starts_with(&start.user_start));
     }
 }

@@ -130,3 +130,71 @@ fn faithful_sentences_are_released() {
     }
     assert!(refused.is_empty(), "{}", refused.join("\n"));
 }
+
+/// Shortenings SmolLM2-135M wrote when handed one key point of a dev page to say in fewer words
+/// (`cargo xtask bench quality`, `LAIKA_DEBUG=1`): (page, the sentence it was given, what it
+/// wrote, why that is not the sentence shortened). Each passes the page-wide gate or comes close:
+/// its words are the page's. What the page-wide gate cannot see, the shortening check does.
+const UNFAITHFUL_SHORTENINGS: &[(&str, &str, &str, &str)] = &[
+    (
+        "wcxb-0563",
+        "So reading up these pans - they seem to be safe from a toxicity perspective but one catch - it seems you shouldn't use metal utensils on them as it can scratch the enamel.",
+        "So reading up these pans can be a safe from toxicity perspective but one catch.",
+        "\"can\" taken from a later clause: the pans seem safe; metal utensils can scratch them",
+    ),
+    (
+        "wcxb-4256",
+        "HubSpot's free CRM is the go-to starting point for startups and small teams, and the platform's evolution into a full revenue suite has made it genuinely competitive for mid-market businesses too.",
+        "HubSpot's CRM has made it competitive for mid-market businesses.",
+        "the platform's evolution made it competitive, not the CRM: two clauses stitched",
+    ),
+    (
+        "wcxb-0068",
+        "Needle-nose pliers are one of the most versatile, must-have electrician tools that come in handy for various electrical tasks.",
+        "Needle-nose pliers - one of the most versatile tools in the electrical world.",
+        "\"the electrical world\" is not in the sentence",
+    ),
+    (
+        "wcxb-4833",
+        "While a manual toothbrush can get the job done, many popular electric toothbrushes offer features such as pressure sensors and even facial recognition.",
+        "While a manual toothbrush can get done, many popular electric toothbrushes can get done.",
+        "the electric toothbrushes offer features; \"can get done\" is the manual one's, repeated",
+    ),
+];
+
+/// (page, the sentence given, a faithful shortening SmolLM2-135M wrote of it). The check is
+/// conservative: it lets only set-off pieces go, so some faithful shortenings are refused too
+/// ("Graduation parties are great way to commemorate years of hard work." drops a clause no comma
+/// sets off; "… Doorbell Camera Pro detects …" drops "intuitively"). None of those is listed
+/// here; what is listed must be released.
+const FAITHFUL_SHORTENINGS: &[(&str, &str, &str)] = &[(
+    "wcxb-0119",
+    "This practice enhances attentional networks, regulates the default mode network, and improves stress response, offering long-term cognitive protection.",
+    "This practice enhances attentional networks and regulates the default mode network.",
+)];
+
+#[test]
+fn shortenings_that_change_what_their_sentence_says_are_refused() {
+    let mut admitted = Vec::new();
+    for (name, source, claim, why) in UNFAITHFUL_SHORTENINGS {
+        let index = page(name);
+        assert!(index.text().contains(source), "{name}: the source sentence is not on the page");
+        if index.check(claim).is_ok() && grounding::shortens(claim, source).is_ok() {
+            admitted.push(format!("{name}: {claim:?} ({why}) was released"));
+        }
+    }
+    assert!(admitted.is_empty(), "{}", admitted.join("\n"));
+}
+
+#[test]
+fn faithful_shortenings_are_released() {
+    let mut refused = Vec::new();
+    for (name, source, claim) in FAITHFUL_SHORTENINGS {
+        let index = page(name);
+        assert!(index.text().contains(source), "{name}: the source sentence is not on the page");
+        if let Err(rejection) = index.check(claim).map(|_| ()).and_then(|()| grounding::shortens(claim, source)) {
+            refused.push(format!("{name}: {claim:?} was refused: {rejection:?}"));
+        }
+    }
+    assert!(refused.is_empty(), "{}", refused.join("\n"));
+}

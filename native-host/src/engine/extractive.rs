@@ -77,7 +77,10 @@ impl ExtractiveEngine {
             lines.join("\n")
         };
         Ok(match shape {
-            OutputShape::Markdown | OutputShape::Sentences { .. } | OutputShape::Grammar(_) => markdown,
+            OutputShape::Markdown
+            | OutputShape::Sentences { .. }
+            | OutputShape::Sentence { .. }
+            | OutputShape::Grammar(_) => markdown,
             OutputShape::Json(_) => {
                 // An explicit goal names one action: once it has run (a later step of the run),
                 // there is nothing left to propose, and the run ends instead of repeating it.

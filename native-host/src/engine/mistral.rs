@@ -169,6 +169,7 @@ impl MistralEngine {
         let Some(warm) = &self.warm else { return };
         let request = GenerateRequest {
             system: warm.system.clone(),
+            examples: &[],
             user: warm.user_start.clone(),
             max_tokens: 1,
             sampling: super::Sampling::greedy(),
@@ -254,9 +255,62 @@ fn compact(schema: &serde_json::Value) -> serde_json::Value {
 /// or a quote, holds no line break (no list, no heading), and may end anywhere — a sentence the
 /// limit cuts is dropped or cut back to a clause by the grounding gate, never closed with a
 /// forced full stop (a grammar that must end in `.` at the limit makes a small model write
-/// "cutting edge!" there).
+/// "cutting edge!" there). A list's "1. " may open it: refused ([`SENTENCE_START`]), three dev
+/// pages of `cargo xtask bench quality` lost their gist, which SmolLM2-135M had written after
+/// such a number.
 fn sentences_regex(max_chars: usize) -> String {
     format!("[A-Z0-9\"][^\\n]{{10,{}}}", max_chars.saturating_sub(1).max(11))
+}
+
+/// One sentence opening as [`SENTENCE_START`] says, ending at its first full stop, at most
+/// `max_chars` characters. No point inside it: allowed between digits ("17.0"), it let
+/// SmolLM2-135M run on past its full stop into dates ("available.2020-04-28 2022-…") on dev pages.
+fn sentence_regex(max_chars: usize) -> String {
+    format!("{SENTENCE_START}[^\\n.!?]{{8,{}}}[.]", max_chars.saturating_sub(4).max(9))
+}
+
+/// How a single sentence may open: a capital, a quote, or a number that is part of it ("42% of",
+/// "3 ways", "5th"), not a list's "1. ": handed one sentence to shorten with the instruction
+/// alone, SmolLM2-135M answered "1. 1." on most dev pages.
+const SENTENCE_START: &str = "(?:[A-Z\"]|[0-9]+(?:[.,][0-9]+)*(?:%|[a-z]| [a-z%$]))";
+
+#[cfg(test)]
+mod sentence_shape {
+    use super::{sentence_regex, sentences_regex};
+
+    fn shape(regex: String) -> regex::Regex {
+        regex::Regex::new(&format!("^(?:{regex})$")).unwrap()
+    }
+
+    #[test]
+    fn sentences_stay_on_one_line() {
+        let shape = shape(sentences_regex(180));
+        for ok in ["42% of homeowners skip it.", "Otters are back. They swim.", "\"Quoted\" words lead here."] {
+            assert!(shape.is_match(ok), "{ok}");
+        }
+        for refused in ["- a list item here", "lower case start here", "Two\nlines of text here"] {
+            assert!(!shape.is_match(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn one_sentence_ends_at_its_full_stop_and_opens_with_no_list_number() {
+        let one = shape(sentence_regex(120));
+        for ok in ["Unicode 17 defines more mappings.", "42% of homeowners skip the brew.", "3 ways to cut costs here."]
+        {
+            assert!(one.is_match(ok), "{ok}");
+        }
+        for refused in [
+            "Otters are back. They swim.",
+            "Otters are back on the river",
+            "1. Otters are back.",
+            "1. 1.",
+            "Otters are back!",
+            "The chain is available.2020-04-28 2022.",
+        ] {
+            assert!(!one.is_match(refused), "{refused}");
+        }
+    }
 }
 
 /// Loading reads and converts every tensor through short-lived buffers; glibc keeps such freed
@@ -364,8 +418,13 @@ async fn stream(
 ) -> Result<Generation, EngineError> {
     let started = Instant::now();
     let sampling = &request.sampling;
-    let mut builder = RequestBuilder::new()
-        .add_message(TextMessageRole::System, &request.system)
+    let mut builder = RequestBuilder::new().add_message(TextMessageRole::System, &request.system);
+    for example in request.examples {
+        builder = builder
+            .add_message(TextMessageRole::User, example.user)
+            .add_message(TextMessageRole::Assistant, example.assistant);
+    }
+    builder = builder
         .add_message(TextMessageRole::User, &request.user)
         .enable_thinking(false)
         .set_sampler_max_len(request.max_tokens)
@@ -395,6 +454,9 @@ async fn stream(
         OutputShape::Json(schema) => builder = builder.set_constraint(Constraint::JsonSchema(compact(schema))),
         OutputShape::Sentences { max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(sentences_regex(*max_chars)))
+        }
+        OutputShape::Sentence { max_chars } => {
+            builder = builder.set_constraint(Constraint::Regex(sentence_regex(*max_chars)))
         }
         OutputShape::Grammar(lark) => builder = builder.set_constraint(Constraint::Lark(lark.clone())),
         OutputShape::Markdown => {}
@@ -482,6 +544,7 @@ mod tests {
         let page = "Otters swim in the cold river.";
         let ask = |copy_bias: Option<CopyBias>| GenerateRequest {
             system: "You are a helpful assistant.".into(),
+            examples: &[],
             user: "Name three animals that live in Africa.".into(),
             max_tokens: 10,
             sampling: Sampling::greedy(),

@@ -71,6 +71,9 @@ pub enum OutputShape {
     /// engines that constrain decoding hold the output to that shape, so a small model can
     /// neither run on nor start a list.
     Sentences { max_chars: usize },
+    /// One plain sentence, at most `max_chars` characters, ending at its full stop (or `!`, `?`):
+    /// engines that constrain decoding stop there.
+    Sentence { max_chars: usize },
     /// Text in the language of this grammar (llguidance's Lark syntax): engines that constrain
     /// decoding hold the output to it; others are only asked by the prompt.
     Grammar(String),
@@ -80,6 +83,10 @@ pub enum OutputShape {
 pub struct GenerateRequest {
     /// Instructions only; never page text.
     pub system: String,
+    /// Worked examples, shown as earlier turns of the conversation between `system` and `user`:
+    /// a small model copies the shape of an answer it has seen more faithfully than it follows
+    /// an instruction. Written for the task, never page text.
+    pub examples: &'static [Exchange],
     /// The packet's `input` + `context` as JSON (documents marked `trust: "untrusted"`).
     pub user: String,
     pub max_tokens: usize,
@@ -88,6 +95,13 @@ pub struct GenerateRequest {
     /// Text whose tokens a local engine favours while decoding; engines that cannot bias
     /// logits ignore it.
     pub copy_bias: Option<CopyBias>,
+}
+
+/// One worked example of a task: what the user says, and the answer wanted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exchange {
+    pub user: &'static str,
+    pub assistant: &'static str,
 }
 
 /// A bias towards the tokens of a text: a small model asked about a page then restates it in

@@ -156,12 +156,15 @@ impl OpenAiEngine {
     /// The JSON body of one chat-completions request.
     fn request_body(&self, request: &GenerateRequest) -> Value {
         let s = &request.sampling;
+        let mut messages = vec![json!({"role": "system", "content": request.system})];
+        for example in request.examples {
+            messages.push(json!({"role": "user", "content": example.user}));
+            messages.push(json!({"role": "assistant", "content": example.assistant}));
+        }
+        messages.push(json!({"role": "user", "content": request.user}));
         let mut body = json!({
             "model": self.model,
-            "messages": [
-                {"role": "system", "content": request.system},
-                {"role": "user", "content": request.user},
-            ],
+            "messages": messages,
             "stream": true,
             "stream_options": {"include_usage": true},
             "max_tokens": request.max_tokens,
@@ -821,6 +824,7 @@ mod tests {
     fn request(shape: OutputShape) -> GenerateRequest {
         GenerateRequest {
             system: "You are Laika.".into(),
+            examples: &[],
             user: "{\"input\":\"hi\"}".into(),
             max_tokens: 64,
             sampling: Sampling { seed: Some(42), ..Sampling::default() },
@@ -835,6 +839,23 @@ mod tests {
             "properties": {"summary": {"type": "string", "maxLength": 200}},
             "required": ["summary"],
         })
+    }
+
+    #[test]
+    fn worked_examples_go_as_earlier_turns_before_the_user_turn() {
+        const EXAMPLES: &[crate::engine::Exchange] =
+            &[crate::engine::Exchange { user: "A long sentence here.", assistant: "A sentence." }];
+        let engine = OpenAiEngine::new("http://127.0.0.1:1", "m", None, 4096).unwrap();
+        let body = engine.request_body(&GenerateRequest { examples: EXAMPLES, ..request(OutputShape::Markdown) });
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "You are Laika."},
+                {"role": "user", "content": "A long sentence here."},
+                {"role": "assistant", "content": "A sentence."},
+                {"role": "user", "content": "{\"input\":\"hi\"}"},
+            ])
+        );
     }
 
     #[test]
@@ -1365,6 +1386,7 @@ mod tests {
             let json = matches!(shape, OutputShape::Json(_));
             let request = GenerateRequest {
                 system: system.into(),
+                examples: &[],
                 user: user.into(),
                 max_tokens,
                 sampling: greedy.clone(),
@@ -1397,6 +1419,7 @@ mod tests {
         // closes the stream without a byte of data.
         let request = GenerateRequest {
             system: "Summarise.".into(),
+            examples: &[],
             user: "word ".repeat(6000),
             max_tokens: 8,
             sampling: greedy,

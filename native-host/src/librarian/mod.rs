@@ -377,6 +377,7 @@ pub async fn run(
             .generate(
                 GenerateRequest {
                     system: prompt.0.clone(),
+                    examples: &[],
                     user: prompt.1.clone(),
                     max_tokens: prompt.2,
                     sampling: structured_sampling(),

@@ -31,7 +31,7 @@ pub mod words;
 pub use guard::{LoopGuard, Trip};
 pub use rank::{key_points, point_count, short_points};
 pub use retrieve::{Bm25, Passage, passages};
-pub use support::{PageIndex, Rejection, Support, anchored, clean_claim};
+pub use support::{PageIndex, Rejection, Support, anchored, clean_claim, shortenable, shortens};
 pub use text::{Sentence, content_words, reads_as_english, sentences, shorten};
 
 use crate::observation::Observation;

@@ -14,7 +14,8 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON,
     GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
     META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
-    SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES, UNANCHORED_OPENERS,
+    SHORT_LINE_CONTENT_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_MAX_ITEM_WORDS,
+    SHORTER_MAX_SHARE, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -89,6 +90,12 @@ pub enum Rejection {
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
+    /// Asked to say a sentence in fewer words, it kept nearly all of them: the key point again,
+    /// not a gist.
+    NotShorter,
+    /// Asked to say a sentence in fewer words, it added, moved or joined words: a rewrite, not a
+    /// shortening.
+    Rewritten,
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -115,6 +122,8 @@ impl Rejection {
             Rejection::NovelWord { .. } => "novel_word",
             Rejection::Recombined { .. } => "recombined",
             Rejection::Unanchored => "unanchored",
+            Rejection::NotShorter => "not_shorter",
+            Rejection::Rewritten => "rewritten",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -416,6 +425,84 @@ pub fn anchored(claim: &str) -> Result<(), Rejection> {
     if UNANCHORED_OPENERS.contains(&first.to_lowercase().as_str()) { Err(Rejection::Unanchored) } else { Ok(()) }
 }
 
+/// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
+/// some ([`SHORTENABLE_MIN_CONTENT_WORDS`]), and a statement whose shortening the gate could
+/// show (a question, an exclamation or a sentence in the first person stays one, shortened).
+pub fn shortenable(sentence: &str) -> bool {
+    let sentence = sentence.trim();
+    !sentence.ends_with(['?', '!'])
+        && !text::words(sentence).any(|w| FIRST_PERSON.contains(&w))
+        && text::content_words(sentence).len() >= SHORTENABLE_MIN_CONTENT_WORDS
+}
+
+/// Whether `claim`, asked for as `source` in fewer words, is that sentence shortened: its words
+/// are the source's, in the source's order, with only [`SHORTENING_FREE_WORDS`] added or moved
+/// ("So reading up these pans *can* be safe" takes a "can" from a later clause), and what it
+/// drops is a whole piece ([`droppable`]); it keeps at most [`SHORTER_MAX_SHARE`] of the source's
+/// content words (`NotShorter`: the key point again). Dropping words inside a clause can turn it
+/// around ("Video production is impossible [to ignore] in today's media", SmolLM2-135M on a dev
+/// page) or leave it saying nothing ("targeting multiple tags is done [in separate lines]"), so
+/// only pieces the sentence's own punctuation or a clause break sets off may go. What is left
+/// says nothing its sentence does not.
+pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
+    let offset = |word: &str| word.as_ptr() as usize - source.as_ptr() as usize;
+    let source_words: Vec<(&str, String)> = text::words(source).map(|w| (w, text::normalise(w))).collect();
+    let free = |w: &str| SHORTENING_FREE_WORDS.contains(&w);
+    let mut at = 0;
+    let mut kept_end: Option<usize> = None;
+    for word in text::words(claim) {
+        let word = text::normalise(word);
+        if free(&word) {
+            continue;
+        }
+        let Some(found) = source_words[at..].iter().position(|(_, w)| *w == word).map(|i| at + i) else {
+            return Err(Rejection::Rewritten);
+        };
+        let start = offset(source_words[found].0);
+        let dropped_words = source_words[at..found].iter().any(|(_, w)| !free(w));
+        if dropped_words
+            && !droppable(&source[kept_end.unwrap_or(0)..start], kept_end.map_or(Piece::Lead, |_| Piece::Inner))
+        {
+            return Err(Rejection::Rewritten);
+        }
+        kept_end = Some(start + source_words[found].0.len());
+        at = found + 1;
+    }
+    if source_words[at..].iter().any(|(_, w)| !free(w)) && !droppable(&source[kept_end.unwrap_or(0)..], Piece::Tail) {
+        return Err(Rejection::Rewritten);
+    }
+    let (claim, source) = (text::content_words(claim).len(), text::content_words(source).len());
+    if claim as f64 <= SHORTER_MAX_SHARE * source as f64 { Ok(()) } else { Err(Rejection::NotShorter) }
+}
+
+/// Where in its sentence a dropped stretch stands.
+#[derive(Clone, Copy, PartialEq)]
+enum Piece {
+    Lead,
+    Inner,
+    Tail,
+}
+
+/// Whether a shortening may drop `stretch` (the source's text between two kept words, before the
+/// first or after the last): an opener ending in a comma ("In addition,"), an aside set off on
+/// both sides (", also known as combination pliers," "(FMB)"), a short list item with its comma
+/// ("flexible learning,"), or a tail starting at a comma, dash or [`CLAUSE_BREAKS`] (", making
+/// tech education more affordable").
+fn droppable(stretch: &str, piece: Piece) -> bool {
+    const MARKS: &[char] = &[',', ';', ':', '(', ')', '–', '—', '-'];
+    let words = text::words(stretch).count();
+    let trimmed = stretch.trim();
+    let set_off_before = trimmed.starts_with(MARKS);
+    let set_off_after = trimmed.ends_with(MARKS);
+    match piece {
+        Piece::Lead => trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS,
+        Piece::Inner => {
+            (set_off_before && set_off_after) || (trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS)
+        }
+        Piece::Tail => set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)),
+    }
+}
+
 /// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
 /// closes (or closes without opening), an odd number of straight quotes, or a dash, colon or
 /// comma just before its final mark ("Tokyo's unique travel tips –."), a menu's " | " copied, two
@@ -547,6 +634,68 @@ fn strip_markers(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shortening_keeps_fewer_of_its_sentences_words() {
+        let source =
+            "River otters were seen near the old mill last week, the first otters on the river in forty years.";
+        assert_eq!(shortens("River otters were seen near the old mill last week.", source), Ok(()));
+        // Cut inside its clause ("near the old mill [last week]"), it is not the sentence shortened.
+        assert_eq!(shortens("River otters were seen near the old mill.", source), Err(Rejection::Rewritten));
+        assert_eq!(
+            shortens(
+                "River otters were seen near old mill last week, the first otters on the river in forty years.",
+                source
+            ),
+            Err(Rejection::NotShorter)
+        );
+        // Words dropped inside a clause can turn it around.
+        let ignore = "Video production is impossible to ignore in today’s media landscape.";
+        assert_eq!(shortens("Video production is impossible in today’s media.", ignore), Err(Rejection::Rewritten));
+        let tags = "Note that targeting multiple tags is done in separate lines and tasks need to include both tags.";
+        assert_eq!(shortens("Note that targeting multiple tags is done.", tags), Err(Rejection::Rewritten));
+        let both = "Although both a certificate in accounting and a degree have their respective places, starting your accounting education with a degree will prepare you.";
+        assert_eq!(shortens("Although both starting your accounting education.", both), Err(Rejection::Rewritten));
+        // An aside set off by commas, an opener and a tail at a clause break may go.
+        let pliers = "Lineman’s pliers, also known as combination pliers, are one of the top electrician tools designed for cutting, twisting and gripping wires.";
+        assert_eq!(
+            shortens("Lineman’s pliers are one of the top electrician tools designed for cutting.", pliers),
+            Ok(())
+        );
+        let addition = "In addition, enrolling in high school tutoring can help keep students accountable and motivated, which parents value.";
+        assert_eq!(
+            shortens("Enrolling in high school tutoring can help keep students accountable and motivated.", addition),
+            Ok(())
+        );
+        // A word the sentence does not have, or has only later, makes it a rewrite.
+        assert_eq!(shortens("River otters were seen near the mill in the world.", source), Err(Rejection::Rewritten));
+        assert_eq!(shortens("River otters were first seen near the old mill.", source), Err(Rejection::Rewritten));
+        // Articles and joining words may come and go.
+        let clauses = "This practice enhances attentional networks, regulates the default mode network, and improves stress response.";
+        assert_eq!(
+            shortens("This practice enhances attentional networks and regulates the default mode network.", clauses),
+            Ok(())
+        );
+        // A clause's subject joined to a later clause's verb is not the sentence shortened.
+        let joined = "HubSpot's free CRM is the starting point for small teams, and the platform's growth has made it competitive for mid-market businesses too.";
+        assert_eq!(
+            shortens("HubSpot's CRM has made it competitive for mid-market businesses.", joined),
+            Err(Rejection::Rewritten)
+        );
+        assert_eq!(shortens("HubSpot's free CRM is the starting point for small teams.", joined), Ok(()));
+        // A list's items may be dropped, its "and" kept.
+        let list = "Bootcamps provide flexible learning, job guarantees, and career support, making tech education affordable.";
+        assert_eq!(shortens("Bootcamps provide job guarantees and career support.", list), Ok(()));
+        assert_eq!(Rejection::NotShorter.code(), "not_shorter");
+        assert!(shortenable(source));
+        for not in [
+            "I saw river otters near the old mill last week, the first in forty years.",
+            "Otters are back on the river after forty years!",
+            "Otters are back.",
+        ] {
+            assert!(!shortenable(not), "{not}");
+        }
+    }
 
     const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week. \
         The sighting is the first in forty years. Volunteers counted five otters along a two-mile stretch.\n\n\

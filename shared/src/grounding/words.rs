@@ -678,6 +678,29 @@ pub const ALIGN_SWAP_REACH: usize = 2;
 /// A model sentence needs at least this many content words to say anything checkable.
 pub const MIN_CONTENT_WORDS: usize = 3;
 
+/// A shortening of a page sentence keeps at most this share of its content words; more, and it
+/// is the sentence again. On the dev pages of `cargo xtask bench quality`, SmolLM2-135M's
+/// shortenings that kept more than this were the sentence whole or with one adjective dropped.
+pub const SHORTER_MAX_SHARE: f64 = 0.85;
+
+/// Words a shortening of a page sentence may add or move (`support::shortens`): articles,
+/// joining words and the prepositions a clause dropped around them needs ("enhances networks
+/// *and* regulates" for "enhances networks, regulates"). Modals, negations, verbs and content
+/// words are not here: added or moved, they change what the sentence says ("can be safe" from
+/// "seem to be safe … can scratch", SmolLM2-135M on a dev forum page).
+pub const SHORTENING_FREE_WORDS: &[&str] =
+    &["a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "with", "by", "from"];
+
+/// A shortening may drop an opener ending in a comma ("In addition,") or a list item with its
+/// comma ("flexible learning,") of at most this many words; longer, it is a clause, whose loss
+/// leaves its neighbours joined wrong ("Although both [a certificate … places,] starting your
+/// accounting education", SmolLM2-135M on a dev page).
+pub const SHORTENING_MAX_ITEM_WORDS: usize = 3;
+
+/// A page sentence with fewer content words than this is not asked to be shortened: what is left
+/// after dropping one is the sentence again, not a gist.
+pub const SHORTENABLE_MIN_CONTENT_WORDS: usize = 6;
+
 /// Model sentences longer than this are run-ons (a small model that lost the thread).
 pub const MAX_SENTENCE_CHARS: usize = 320;
 
