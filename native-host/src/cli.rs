@@ -277,7 +277,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<ExitCode> {
     }
     let result = state.result.clone().unwrap_or(Value::Null);
     let response = &result["response"];
-    let citations = response["assistant"]["citations"].as_array().cloned().unwrap_or_default();
+    let citations = state.citations();
     match args.format {
         SummaryFormat::Markdown => {
             print_citations(&citations, state.notice.as_deref());

@@ -144,13 +144,6 @@ fn ask(id: &str, question: String, engine: &EngineArgs) -> Result<ExitCode> {
             error["message"].as_str().unwrap_or("")
         );
     }
-    let citations = state
-        .result
-        .as_ref()
-        .and_then(|r| r.pointer("/response/assistant/citations"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    cli::print_citations(&citations, state.notice.as_deref());
+    cli::print_citations(&state.citations(), state.notice.as_deref());
     Ok(ExitCode::SUCCESS)
 }

@@ -238,13 +238,7 @@ async fn ask_collection(host: &Arc<Host>, input: &Value) -> Result<Value, LavsEr
         return Err(LavsError::titled(error::HANDLER_ERROR, error.to_string()));
     }
     let index = host.notebook().ok().and_then(|n| n.documents(id).ok()).map(|(index, _)| index).unwrap_or_default();
-    let citations = state
-        .result
-        .as_ref()
-        .and_then(|r| r.pointer("/response/assistant/citations"))
-        .and_then(Value::as_array)
-        .map(|c| crate::collection_read::with_sources(&index, c))
-        .unwrap_or_default();
+    let citations = crate::collection_read::with_sources(&index, &state.citations());
     Ok(json!({ "answer": state.text, "notice": state.notice, "citations": citations }))
 }
 

@@ -195,13 +195,7 @@ pub fn run(args: QualityArgs) -> Result<ExitCode> {
             runtime.block_on(summary::run(job.clone(), input, deps));
             let total_ms = started.elapsed().as_secs_f64() * 1000.0;
             let state = job.snapshot();
-            let citations = state
-                .result
-                .as_ref()
-                .and_then(|r| r.pointer("/response/assistant/citations"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let citations = state.citations();
             let mut record = measure(&state.text, &citations, &page_text);
             record["name"] = json!(page.name);
             record["kind"] = json!(page.kind);

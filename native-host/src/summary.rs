@@ -109,6 +109,18 @@ pub struct JobState {
     pub result: Option<Value>,
 }
 
+impl JobState {
+    /// The citations of the finished response (none before it is finished, or after a failure).
+    pub fn citations(&self) -> Vec<Value> {
+        self.result
+            .as_ref()
+            .and_then(|r| r.pointer("/response/assistant/citations"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
 pub struct SummaryJob {
     pub id: String,
     pub turn: TurnRef,
