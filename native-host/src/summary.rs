@@ -426,8 +426,10 @@ async fn summary(
                 .await?;
         }
         // Last, the page's most central sentences one at a time, each to be said in fewer words,
-        // until one is.
-        for i in shortening_order(&sentences, &points, &observation.title) {
+        // until one is (ranked again only when the page gets that far).
+        let shortenings =
+            if gist.is_empty() { shortening_order(&sentences, &points, &observation.title) } else { vec![] };
+        for i in shortenings {
             if !gist.is_empty() || job.cancel.is_cancelled() {
                 break;
             }

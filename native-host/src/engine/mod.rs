@@ -71,8 +71,8 @@ pub enum OutputShape {
     /// engines that constrain decoding hold the output to that shape, so a small model can
     /// neither run on nor start a list.
     Sentences { max_chars: usize },
-    /// One plain sentence, at most `max_chars` characters, ending at its full stop (or `!`, `?`):
-    /// engines that constrain decoding stop there.
+    /// One plain sentence, at most `max_chars` characters, ending at its full stop: engines that
+    /// constrain decoding stop there.
     Sentence { max_chars: usize },
     /// Text in the language of this grammar (llguidance's Lark syntax): engines that constrain
     /// decoding hold the output to it; others are only asked by the prompt.

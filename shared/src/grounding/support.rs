@@ -229,7 +229,7 @@ impl PageIndex {
         if is_fragment(claim) {
             return Err(Rejection::Fragment);
         }
-        if text::words(claim).any(|w| FIRST_PERSON.contains(&w)) {
+        if first_person(claim) {
             return Err(Rejection::FirstPerson);
         }
         for number in text::numbers(claim) {
@@ -425,13 +425,18 @@ pub fn anchored(claim: &str) -> Result<(), Rejection> {
     if UNANCHORED_OPENERS.contains(&first.to_lowercase().as_str()) { Err(Rejection::Unanchored) } else { Ok(()) }
 }
 
+/// Whether a sentence speaks as its author ([`FIRST_PERSON`]).
+fn first_person(sentence: &str) -> bool {
+    text::words(sentence).any(|w| FIRST_PERSON.contains(&w))
+}
+
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
 /// some ([`SHORTENABLE_MIN_CONTENT_WORDS`]), and a statement whose shortening the gate could
 /// show (a question, an exclamation or a sentence in the first person stays one, shortened).
 pub fn shortenable(sentence: &str) -> bool {
     let sentence = sentence.trim();
     !sentence.ends_with(['?', '!'])
-        && !text::words(sentence).any(|w| FIRST_PERSON.contains(&w))
+        && !first_person(sentence)
         && text::content_words(sentence).len() >= SHORTENABLE_MIN_CONTENT_WORDS
 }
 
