@@ -165,7 +165,8 @@ pub const SHORTEN_SYSTEM: &str = "You make sentences shorter. You keep their mea
 /// Asked with the instruction alone, SmolLM2-135M answered "1. 1." or restated the sentence whole
 /// on most dev pages; after these two it drops the sentence's side clauses and keeps its words.
 /// Written for this prompt (no page's text). Examples put inside the user turn instead were
-/// copied into the answer (tried on the 40 dev pages of `cargo xtask bench quality`).
+/// copied into the answer (tried with SmolLM2-135M's GGUF under llama.cpp on the key points of
+/// `cargo xtask bench quality`'s pages, a scratch comparison outside the repo).
 pub const SHORTEN_EXAMPLES: &[Exchange] = &[
     Exchange {
         user: "The city council voted on Tuesday to close the old library on Main Street next spring, citing the high cost of repairs to its roof and heating system.",
