@@ -261,7 +261,12 @@ impl Script<'_> {
             let (mut out, mut err) = (Vec::new(), Vec::new());
             let mut limited = (&mut stdout).take(MAX_OUTPUT_BYTES as u64 + 1);
             let (o, e) = tokio::join!(limited.read_to_end(&mut out), stderr.read_to_end(&mut err));
-            let status = child.wait().await;
+            // Both pipes closed: the program has almost always exited already, and asking now
+            // saves waiting for the runtime to report its exit (`cargo xtask bench lavs`).
+            let status = match child.try_wait() {
+                Ok(Some(status)) => Ok(status),
+                _ => child.wait().await,
+            };
             (o.and(e).and(status), out, err)
         };
         let (status, out, err) = match tokio::time::timeout(self.timeout, collected).await {
