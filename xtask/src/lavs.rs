@@ -3,8 +3,8 @@
 //! library's WSGI server) serving the same manifest on the same machine.
 //!
 //! One service, one `script` endpoint that prints a fixed JSON object (`echo`), so the handler's
-//! own cost is a process start. Measured, each N sequential calls over loopback HTTP (a new
-//! connection each, as both clients of the spec's REST form do):
+//! own cost is a process start. Measured in N rounds of one sequential call of each, over loopback
+//! HTTP (a new connection each, as both clients of the spec's REST form do):
 //! - the handler alone: the same program spawned directly (`raw`);
 //! - Laika: `POST /api/agents/bench/lavs/echo` on a real `laika-host daemon`;
 //! - lavs-sdk: `POST /api/call/bench/echo` on its host.
@@ -93,14 +93,27 @@ fn latency(mut ms: Vec<f64>) -> Latency {
 
 /// N sequential calls, each checked to return `{"ok": true}`.
 fn sequential(calls: usize, mut call: impl FnMut() -> Result<()>) -> Result<Latency> {
-    call()?; // warm-up: first loads, first process start
-    let mut ms = Vec::with_capacity(calls);
-    for _ in 0..calls {
-        let started = Instant::now();
-        call()?;
-        ms.push(started.elapsed().as_secs_f64() * 1000.0);
+    Ok(interleaved(calls, &mut [&mut call])?.remove(0))
+}
+
+/// N rounds of one call of each, in an order that turns each round (so none always goes first);
+/// the latency of each. Interleaved rather than one block after another because the machine's
+/// speed drifts over seconds (a shared VM): blocks measured a minute apart gave the same runtime
+/// overheads up to twice apart, which said more about the minute than about the runtimes.
+fn interleaved(calls: usize, each: &mut [&mut dyn FnMut() -> Result<()>]) -> Result<Vec<Latency>> {
+    for call in each.iter_mut() {
+        call()?; // warm-up: first loads, first process start
     }
-    Ok(latency(ms))
+    let mut ms = vec![Vec::with_capacity(calls); each.len()];
+    for round in 0..calls {
+        for turn in 0..each.len() {
+            let which = (round + turn) % each.len();
+            let started = Instant::now();
+            each[which]()?;
+            ms[which].push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    Ok(ms.into_iter().map(latency).collect())
 }
 
 /// Calls per second with several clients calling at once.
@@ -145,7 +158,7 @@ impl Drop for Killed {
 }
 
 pub fn lavs(root: &Path, args: &[String]) -> Result<()> {
-    let mut calls = 300usize;
+    let mut calls = 1000usize;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -201,16 +214,19 @@ pub fn lavs(root: &Path, args: &[String]) -> Result<()> {
     wait_for(laika_port, "laika-host daemon")?;
     wait_for(sdk_port, "the lavs-sdk host")?;
 
-    eprintln!("==> {calls} calls each: the handler alone, Laika, lavs-sdk");
-    let raw = sequential(calls, || {
+    eprintln!("==> {calls} rounds of a call each: the handler alone, Laika, lavs-sdk");
+    let mut raw_call = || {
         let out = Command::new("echo").arg(r#"{"ok": true}"#).output()?;
         if !out.status.success() {
             bail!("echo failed");
         }
         Ok(())
-    })?;
-    let laika = sequential(calls, || checked(post(laika_port, "/api/agents/bench/lavs/echo")))?;
-    let sdk = sequential(calls, || checked(post(sdk_port, "/api/call/bench/echo")))?;
+    };
+    let mut laika_call = || checked(post(laika_port, "/api/agents/bench/lavs/echo"));
+    let mut sdk_call = || checked(post(sdk_port, "/api/call/bench/echo"));
+    let [raw, laika, sdk] = interleaved(calls, &mut [&mut raw_call, &mut laika_call, &mut sdk_call])?[..] else {
+        unreachable!("three runtimes measured")
+    };
     let builtin = sequential(calls, || checked_list(post(laika_port, "/api/agents/laika/lavs/listGrants")))?;
     eprintln!("==> {calls} calls from {CONCURRENT_CLIENTS} clients at once");
     let laika_per_s = throughput(calls, laika_port, "/api/agents/bench/lavs/echo")?;
