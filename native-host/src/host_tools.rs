@@ -598,10 +598,8 @@ mod tests {
         assert_eq!(run(&host, "never-proposed").await.expect_err("unknown").code, "TOOL_CALL_UNKNOWN");
 
         // Every call reached the audit log as the agent's.
-        let audited: i64 = rusqlite::Connection::open(host.data_dir.join("lavs/audit.sqlite3"))
-            .and_then(|c| c.query_row("SELECT COUNT(*) FROM calls WHERE caller = 'laika-agent'", [], |r| r.get(0)))
-            .expect("audit log");
-        assert_eq!(audited, 2);
+        let audit = host.lavs.as_ref().expect("the runtime").audit.recent(10).expect("audit log");
+        assert_eq!(audit.iter().filter(|e| e.caller == "laika-agent").count(), 2);
     }
 
     #[tokio::test]
