@@ -164,17 +164,20 @@ pub const SHORTEN_SYSTEM: &str = "You make sentences shorter. You keep their mea
 /// Two shortenings shown to a small model as earlier turns before the sentence it is to shorten.
 /// Asked with the instruction alone, SmolLM2-135M answered "1. 1." or restated the sentence whole
 /// on most dev pages; after these two it drops the sentence's side clauses and keeps its words.
-/// Written for this prompt (no page's text). Examples put inside the user turn instead were
-/// copied into the answer (tried with SmolLM2-135M's GGUF under llama.cpp on the key points of
-/// `cargo xtask bench quality`'s pages, a scratch comparison outside the repo).
+/// Each answer is its sentence with words left out, as the deletion shape the answer is decoded
+/// under allows ([`crate::engine::OutputShape::Deletion`]): a tail after a comma, an aside
+/// between commas, an adverb, a clause after "and". Written for this prompt (no page's text).
+/// Examples put inside the user turn instead were copied into the answer (tried with
+/// SmolLM2-135M's GGUF under llama.cpp on the key points of `cargo xtask bench quality`'s pages,
+/// a scratch comparison outside the repo).
 pub const SHORTEN_EXAMPLES: &[Exchange] = &[
     Exchange {
         user: "The city council voted on Tuesday to close the old library on Main Street next spring, citing the high cost of repairs to its roof and heating system.",
-        assistant: "The city council voted to close the old library because repairs cost too much.",
+        assistant: "The city council voted on Tuesday to close the old library on Main Street next spring.",
     },
     Exchange {
-        user: "Researchers at the university found that people who walked for thirty minutes a day slept better than those who did not walk at all, according to a study published this week.",
-        assistant: "People who walked for thirty minutes a day slept better.",
+        user: "The new bridge, which took five years to build, quietly opened to traffic on Monday, and drivers say it has already cut their commute.",
+        assistant: "The new bridge opened to traffic on Monday.",
     },
 ];
 pub const PART_QUESTION: &str =

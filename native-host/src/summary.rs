@@ -692,11 +692,10 @@ async fn ask(
             0 => Sampling { seed: deps.sampling.seed, ..Sampling::greedy() },
             _ => Sampling { frequency_penalty: 0.6, presence_penalty: 0.3, dry_multiplier: 1.0, ..Sampling::greedy() },
         };
-        // A shortening is one sentence, no longer than its source: generation ends at its full
-        // stop instead of running on into what the gate would drop.
+        // A shortening is its sentence's words with some left out, ending at a full stop.
         let shape = match asked {
             _ if !deps.constrain => OutputShape::Markdown,
-            Asked::Shorter(source) => OutputShape::Sentence { max_chars: source.chars().count().min(SENTENCE_CHARS) },
+            Asked::Shorter(source) => OutputShape::Deletion { source: source.to_string() },
             _ => OutputShape::Sentences { max_chars: SENTENCE_CHARS },
         };
         let generate = GenerateRequest {

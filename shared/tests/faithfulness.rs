@@ -155,6 +155,12 @@ const UNFAITHFUL_SHORTENINGS: &[(&str, &str, &str, &str)] = &[
         "\"the electrical world\" is not in the sentence",
     ),
     (
+        "wcxb-0505",
+        "On 2/8/2024, the Certificate available on that URL will switch from the Long Chain to the Short Chain.",
+        "On 2/8/2024.",
+        "only the opener is left, which says nothing (written under the deletion shape)",
+    ),
+    (
         "wcxb-4833",
         "While a manual toothbrush can get the job done, many popular electric toothbrushes offer features such as pressure sensors and even facial recognition.",
         "While a manual toothbrush can get done, many popular electric toothbrushes can get done.",
@@ -163,10 +169,10 @@ const UNFAITHFUL_SHORTENINGS: &[(&str, &str, &str, &str)] = &[
 ];
 
 /// (page, the sentence given, a faithful shortening SmolLM2-135M wrote of it). The check is
-/// conservative: it lets only set-off pieces go, so some faithful shortenings are refused too
-/// ("Graduation parties are great way to commemorate years of hard work." drops a clause no comma
-/// sets off; "… Doorbell Camera Pro detects …" drops "intuitively"). None of those is listed
-/// here; what is listed must be released.
+/// conservative: it lets only set-off pieces and adverbs of manner go, so some faithful
+/// shortenings are refused too ("Graduation parties are great way to commemorate years of hard
+/// work." drops a clause no comma sets off). None of those is listed here; what is listed must be
+/// released.
 const FAITHFUL_SHORTENINGS: &[(&str, &str, &str)] = &[(
     "wcxb-0119",
     "This practice enhances attentional networks, regulates the default mode network, and improves stress response, offering long-term cognitive protection.",

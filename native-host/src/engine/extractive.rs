@@ -80,6 +80,7 @@ impl ExtractiveEngine {
             OutputShape::Markdown
             | OutputShape::Sentences { .. }
             | OutputShape::Sentence { .. }
+            | OutputShape::Deletion { .. }
             | OutputShape::Grammar(_) => markdown,
             OutputShape::Json(_) => {
                 // An explicit goal names one action: once it has run (a later step of the run),

@@ -269,6 +269,43 @@ fn sentence_regex(max_chars: usize) -> String {
     format!("{SENTENCE_START}[^\\n.!?]{{8,{}}}[.]", max_chars.saturating_sub(4).max(9))
 }
 
+/// `source`'s words in their order, any of them left out, ending at a full stop. A word keeps its
+/// own spelling (a comma, semicolon or colon may stand before it); the source's last full stop is
+/// the end. Under it SmolLM2-135M can no longer swap, add or respell words (its unconstrained
+/// shortenings on the dev pages of `cargo xtask bench quality` were refused for that more than
+/// for anything else), so only what it leaves out is left to check.
+fn deletion_regex(source: &str) -> String {
+    let words: Vec<&str> = source
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', ';', ':']))
+        .map(|w| w.strip_suffix('.').filter(|rest| !rest.is_empty()).unwrap_or(w))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut regex = String::new();
+    for (i, word) in words.iter().enumerate() {
+        let escaped = regex_escape(word);
+        if i == 0 {
+            regex.push_str(&format!("(?:{escaped})?"));
+        } else {
+            regex.push_str(&format!("(?:[,;:]? {escaped})?"));
+        }
+    }
+    regex.push_str("[.]");
+    regex
+}
+
+/// A literal in a regex: the metacharacters of the regex syntax llguidance reads, escaped.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// How a single sentence may open: a capital, a quote, or a number that is part of it ("42% of",
 /// "3 ways", "5th"), not a list's "1. ": handed one sentence to shorten with the instruction
 /// alone, SmolLM2-135M answered "1. 1." on most dev pages.
@@ -276,7 +313,7 @@ const SENTENCE_START: &str = "(?:[A-Z\"]|[0-9]+(?:[.,][0-9]+)*(?:%|[a-z]| [a-z%$
 
 #[cfg(test)]
 mod sentence_shape {
-    use super::{sentence_regex, sentences_regex};
+    use super::{deletion_regex, sentence_regex, sentences_regex};
 
     fn shape(regex: String) -> regex::Regex {
         regex::Regex::new(&format!("^(?:{regex})$")).unwrap()
@@ -309,6 +346,31 @@ mod sentence_shape {
             "The chain is available.2020-04-28 2022.",
         ] {
             assert!(!one.is_match(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn a_deletion_keeps_the_sentences_words_in_their_order() {
+        let source = "The Doorbell Camera Pro (2024), sold at $99.99, intuitively detects deliveries and lurkers.";
+        let deletion = shape(deletion_regex(source));
+        for ok in [
+            "The Doorbell Camera Pro (2024), sold at $99.99, intuitively detects deliveries and lurkers.",
+            "The Doorbell Camera Pro detects deliveries and lurkers.",
+            "The Doorbell Camera Pro, sold at $99.99, detects deliveries.",
+            "The Camera Pro (2024) detects lurkers.",
+        ] {
+            assert!(deletion.is_match(ok), "{ok}");
+        }
+        for refused in [
+            // a word of its own, a word moved, a word respelled, a number changed, no full stop
+            "The Doorbell Camera Pro quickly detects deliveries.",
+            "The Camera Pro Doorbell detects deliveries.",
+            "The Doorbell Camera Pro detect deliveries.",
+            "The Doorbell Camera Pro, sold at $99.90, detects deliveries.",
+            "The Doorbell Camera Pro detects deliveries",
+            "The Doorbell Camera Pro detects deliveries. And lurkers.",
+        ] {
+            assert!(!deletion.is_match(refused), "{refused}");
         }
     }
 }
@@ -458,6 +520,7 @@ async fn stream(
         OutputShape::Sentence { max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(sentence_regex(*max_chars)))
         }
+        OutputShape::Deletion { source } => builder = builder.set_constraint(Constraint::Regex(deletion_regex(source))),
         OutputShape::Grammar(lark) => builder = builder.set_constraint(Constraint::Lark(lark.clone())),
         OutputShape::Markdown => {}
     }

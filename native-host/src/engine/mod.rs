@@ -74,6 +74,10 @@ pub enum OutputShape {
     /// One plain sentence, at most `max_chars` characters, ending at its full stop: engines that
     /// constrain decoding stop there.
     Sentence { max_chars: usize },
+    /// One sentence made of `source`'s words in their order, some left out (a shortening by
+    /// deletion): engines that constrain decoding can write no word the sentence does not have,
+    /// so what is left to check is only what was left out.
+    Deletion { source: String },
     /// Text in the language of this grammar (llguidance's Lark syntax): engines that constrain
     /// decoding hold the output to it; others are only asked by the prompt.
     Grammar(String),

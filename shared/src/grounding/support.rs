@@ -14,8 +14,9 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, ECHO_PHRASES, FIRST_PERSON,
     GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
     META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
-    SHORT_LINE_CONTENT_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_MAX_ITEM_WORDS,
-    SHORTER_MAX_SHARE, STUTTER_JOINERS, SUPPORT_MIN, SUPPORT_SENTENCES, UNANCHORED_OPENERS,
+    SHORT_LINE_CONTENT_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_KEPT_LY_WORDS,
+    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTER_MAX_SHARE, STUTTER_JOINERS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -477,6 +478,9 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
         return Err(Rejection::Rewritten);
     }
     let (claim, source) = (text::content_words(claim).len(), text::content_words(source).len());
+    if claim < SHORTENING_MIN_CONTENT_WORDS {
+        return Err(Rejection::TooShort);
+    }
     if claim as f64 <= SHORTER_MAX_SHARE * source as f64 { Ok(()) } else { Err(Rejection::NotShorter) }
 }
 
@@ -500,12 +504,38 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
     let set_off_before = trimmed.starts_with(MARKS);
     let set_off_after = trimmed.ends_with(MARKS);
     match piece {
-        Piece::Lead => trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS,
+        // The article after an opener is the kept subject's ("Using Smart Deter, the camera").
+        Piece::Lead => {
+            let opener = without_trailing_free_words(trimmed);
+            opener.ends_with(',') && text::words(opener).count() <= SHORTENING_MAX_ITEM_WORDS
+        }
         Piece::Inner => {
-            (set_off_before && set_off_after) || (trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS)
+            (set_off_before && set_off_after)
+                || (trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS)
+                || droppable_adverb(trimmed)
         }
         Piece::Tail => set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)),
     }
+}
+
+/// `stretch` without the articles and joining words ([`SHORTENING_FREE_WORDS`]) it ends with.
+fn without_trailing_free_words(stretch: &str) -> &str {
+    let mut rest = stretch.trim_end();
+    while let Some((head, last)) = rest.rsplit_once(' ')
+        && SHORTENING_FREE_WORDS.contains(&last.to_lowercase().as_str())
+    {
+        rest = head.trim_end();
+    }
+    rest
+}
+
+/// One adverb of manner or degree, written in lower case ("intuitively", "genuinely"): not a
+/// name, and none of [`SHORTENING_KEPT_LY_WORDS`].
+fn droppable_adverb(stretch: &str) -> bool {
+    stretch.len() >= 5
+        && stretch.ends_with("ly")
+        && stretch.chars().all(|c| c.is_ascii_lowercase())
+        && !SHORTENING_KEPT_LY_WORDS.contains(&stretch)
 }
 
 /// Whether a sentence is visibly unfinished: a bracket or curly quotation it opens and never
@@ -571,10 +601,12 @@ fn list_number_at_end(body: &str) -> bool {
 }
 
 /// A model sentence made ready to show: citation markers and list or layout prefixes it copied
-/// removed, a small model's opener ("The main point of this article is that") dropped, and the
-/// first letter capitalised.
+/// removed (and the comma a shortening that left out its sentence's first words starts with), a
+/// small model's opener ("The main point of this article is that") dropped, and the first letter
+/// capitalised.
 pub fn clean_claim(sentence: &str) -> String {
-    let mut s = strip_markers(sentence).trim().trim_start_matches(['-', '*', '•', ' ']).trim().to_string();
+    let mut s =
+        strip_markers(sentence).trim().trim_start_matches(['-', '*', '•', ' ', ',', ';', ':']).trim().to_string();
     let (body, _) = text::strip_prefix(&s);
     s = body.to_string();
     // A list number the model opened with ("1) ", "2. ").
@@ -671,6 +703,33 @@ mod tests {
         assert_eq!(
             shortens("Enrolling in high school tutoring can help keep students accountable and motivated.", addition),
             Ok(())
+        );
+        // An adverb of manner or degree may go; one that limits, hedges or dates the claim may not.
+        let doorbell =
+            "Using Smart Deter, the Doorbell Camera Pro intuitively detects deliveries and lurkers at the door.";
+        assert_eq!(shortens("The Doorbell Camera Pro detects deliveries and lurkers at the door.", doorbell), Ok(()));
+        for (kept, sentence) in [
+            ("mostly", "Using Smart Deter, the Doorbell Camera Pro mostly detects deliveries and lurkers at the door."),
+            (
+                "reportedly",
+                "Using Smart Deter, the Doorbell Camera Pro reportedly detects deliveries and lurkers at the door.",
+            ),
+            ("rarely", "Using Smart Deter, the Doorbell Camera Pro rarely detects deliveries and lurkers at the door."),
+        ] {
+            assert_eq!(
+                shortens("The Doorbell Camera Pro detects deliveries and lurkers at the door.", sentence),
+                Err(Rejection::Rewritten),
+                "{kept}"
+            );
+        }
+        // What is left must still say something of something (SmolLM2-135M kept only the opener).
+        let date = "On 2/8/2024, the certificate on that address will switch from the long chain to the short chain.";
+        assert_eq!(shortens("On 2/8/2024.", date), Err(Rejection::TooShort));
+        // Two words, or a word that is not an adverb, are a piece of the clause.
+        let costly = "Using Smart Deter, the Doorbell Camera Pro avoids a costly and slow install at the door.";
+        assert_eq!(
+            shortens("The Doorbell Camera Pro avoids a slow install at the door.", costly),
+            Err(Rejection::Rewritten)
         );
         // A word the sentence does not have, or has only later, makes it a rewrite.
         assert_eq!(shortens("River otters were seen near the mill in the world.", source), Err(Rejection::Rewritten));
