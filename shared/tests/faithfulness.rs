@@ -85,6 +85,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
     ),
     ("wcxb-1066", "Catering Tips is a delightful and delightful service!", "a stutter, and no such claim"),
     ("wcxb-4680", "The best board games are also also some of the best games for all time for all.", "a stutter"),
+    (
+        "wcxb-1066",
+        "Include a line item called discretionary gratuities and include a 5% tip depending on service level.",
+        "the post says a 5-20% tip: one end of the range given as the figure",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed
