@@ -1012,6 +1012,10 @@ mod tests {
         assert_eq!(index().check("We counted five otters along the river."), Err(Rejection::FirstPerson));
         assert_eq!(index().check("Volunteers counted five otters along the river!"), Err(Rejection::Exclamation));
         assert_eq!(index().check("Volunteers counted five otters along my river."), Err(Rejection::FirstPerson));
+        assert_eq!(
+            index().check("Volunteers counted five otters along the river myself."),
+            Err(Rejection::FirstPerson)
+        );
         // A head ending on an abbreviation keeps its one full stop.
         assert_eq!(
             PageIndex::new("Volunteers counted five river otters across the U.S. last week.")

@@ -535,8 +535,39 @@ pub const MAX_WORD_REPEATS: usize = 2;
 /// Matched as written (the capital "I" alone, lower-case "us" so the acronym "US" stays). The
 /// plural too: "the staff picks for our favorite board game" (wcxb-4680) is the site speaking.
 pub const FIRST_PERSON: &[&str] = &[
-    "I", "I'm", "I’m", "I've", "I’ve", "I'd", "I’d", "I'll", "I’ll", "me", "my", "mine", "Me", "My", "we", "We",
-    "we're", "We're", "we’re", "We’re", "we've", "We've", "we’ve", "We’ve", "our", "Our", "ours", "us",
+    "I",
+    "I'm",
+    "I’m",
+    "I've",
+    "I’ve",
+    "I'd",
+    "I’d",
+    "I'll",
+    "I’ll",
+    "me",
+    "my",
+    "mine",
+    "Me",
+    "My",
+    "we",
+    "We",
+    "we're",
+    "We're",
+    "we’re",
+    "We’re",
+    "we've",
+    "We've",
+    "we’ve",
+    "We’ve",
+    "our",
+    "Our",
+    "ours",
+    "us",
+    // "… and myself is myself.", SmolLM2-135M on wcxb-4083 when held to the page's words.
+    "myself",
+    "Myself",
+    "ourselves",
+    "Ourselves",
 ];
 
 /// Words that open a clause: a cut head ending within a few words of one left that clause
