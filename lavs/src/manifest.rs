@@ -214,6 +214,10 @@ pub struct CompiledEndpoint {
     pub endpoint: Endpoint,
     pub input: Option<CompiledSchema>,
     pub output: Option<CompiledSchema>,
+    /// Its `fileAccess` (the service's folder resolved, the patterns compiled), made at its first
+    /// call and kept with the loaded service: a changed manifest is loaded again, and this with
+    /// it. The paths a call uses are still resolved at each call.
+    pub file_access: std::sync::OnceLock<std::sync::Arc<crate::permissions::FileAccess>>,
 }
 
 /// A service as installed: its folder and its checked manifest.
@@ -273,6 +277,7 @@ impl Service {
                 endpoint: endpoint.clone(),
                 input: compile("input", schemas.input.as_ref())?,
                 output: compile("output", schemas.output.as_ref())?,
+                file_access: std::sync::OnceLock::new(),
             });
         }
         let mcp_servers = mcp_config::load(dir)?;

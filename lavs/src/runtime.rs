@@ -234,7 +234,7 @@ impl Runtime {
         endpoint: &str,
         input: Option<Value>,
         subscription: bool,
-    ) -> Result<(Arc<Service>, usize, Value, FileAccess), LavsError> {
+    ) -> Result<(Arc<Service>, usize, Value, Arc<FileAccess>), LavsError> {
         let found = self
             .service(service)
             .ok_or_else(|| LavsError::titled(error::METHOD_NOT_FOUND, format!("no service {service:?}")))?;
@@ -255,8 +255,14 @@ impl Runtime {
                     .with_data(json!({ "field": if field_name.is_empty() { what.clone() } else { field_name } })));
             }
         }
-        let permissions = found.manifest.permissions.merged(compiled.endpoint.permissions.as_ref());
-        let access = FileAccess::new(&found.dir, permissions.file_access.as_deref().unwrap_or_default())?;
+        let access = match compiled.file_access.get() {
+            Some(access) => access.clone(),
+            None => {
+                let permissions = found.manifest.permissions.merged(compiled.endpoint.permissions.as_ref());
+                let built = FileAccess::new(&found.dir, permissions.file_access.as_deref().unwrap_or_default())?;
+                compiled.file_access.get_or_init(|| Arc::new(built)).clone()
+            }
+        };
         access.check_inputs(access.home(), compiled.input.as_ref().map(|s| &s.root), &input)?;
         Ok((found.clone(), index, input, access))
     }
