@@ -79,7 +79,6 @@ impl ExtractiveEngine {
         Ok(match shape {
             OutputShape::Markdown
             | OutputShape::Sentences { .. }
-            | OutputShape::Sentence { .. }
             | OutputShape::Deletion { .. }
             | OutputShape::Grammar(_) => markdown,
             OutputShape::Json(_) => {

@@ -71,9 +71,6 @@ pub enum OutputShape {
     /// engines that constrain decoding hold the output to that shape, so a small model can
     /// neither run on nor start a list.
     Sentences { max_chars: usize },
-    /// One plain sentence, at most `max_chars` characters, ending at its full stop: engines that
-    /// constrain decoding stop there.
-    Sentence { max_chars: usize },
     /// One sentence made of `source`'s words in their order, some left out (a shortening by
     /// deletion): engines that constrain decoding can write no word the sentence does not have,
     /// so what is left to check is only what was left out.
