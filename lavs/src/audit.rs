@@ -2,11 +2,10 @@
 //! through the gate, an HTTP client), how long it took and how it ended. Never the input or the
 //! output: those are the user's data, and the audit log is for seeing what ran.
 //!
-//! The rows are written by a thread of their own, in the order the calls ended: a call queues its
-//! row and answers at once instead of waiting for SQLite (`cargo xtask bench lavs`: the insert was
-//! a tenth of what the runtime adds to a script call). A read goes through the same queue, so it
-//! sees every call that ended before it. What a crash of the daemon can lose is the rows queued
-//! in the last instant, which the writer had not yet reached.
+//! The rows are written by a thread of their own, in the order the calls ended, gathered for
+//! 20 ms (`BATCH_WINDOW`) and written in one transaction: a call queues its row and answers at once
+//! instead of waiting for SQLite. A read goes through the same queue, so it sees every call that
+//! ended before it. What a crash of the daemon can lose is the rows of the last batch window.
 
 use rusqlite::{Connection, params};
 use std::path::Path;
