@@ -262,7 +262,7 @@ pub fn figures(text: &str) -> Vec<String> {
         let between: String = last_end.map(|end| chars[end..span.start].iter().collect()).unwrap_or_default();
         let joiner = between.trim_matches(|c: char| c.is_whitespace() || matches!(c, '%' | '$' | '€' | '£'));
         match out.last_mut() {
-            Some(previous) if last_end.is_some() && matches!(joiner, "-" | "–" | "—" | "to") => {
+            Some(previous) if matches!(joiner, "-" | "–" | "—" | "to") => {
                 previous.push('-');
                 previous.push_str(&number);
             }

@@ -844,7 +844,6 @@ pub const SHORTENING_KEPT_LY_WORDS: &[&str] = &[
     "fly",
     "italy",
     "july",
-    "only",
     "lily",
     "folly",
     "tally",
