@@ -1,8 +1,16 @@
-//! The background (Chrome's service worker, Firefox's event page): the one owner of the native
-//! port, the router between the sidecar and the pages, and the runner of tab tools.
+//! The router between Laika's pages, `laika-host` and the tabs: the owner of a native port and
+//! the runner of tab tools.
 //!
-//! It takes messages only from the extension's own pages (the sidecar), never from content
-//! scripts or pages:
+//! It runs in two places. The sidecar runs it in its own WASM instance ([`runs_here`],
+//! [`handle_here`]): an open sidecar talks to the host on a port of its own and to the tabs
+//! directly, so using Laika wakes no service worker and instantiates no second copy of the module
+//! in the extension's process (`cargo xtask bench weight`, used in one tab). The background
+//! (Chrome's service worker, Firefox's event page) runs it for the other pages (the welcome page)
+//! and for what a page cannot ask itself (`whoami`, Safari's host). Each port is a `laika-host`
+//! proxy to the one daemon, so every sidecar still shares one engine, one history and one set of
+//! approvals; a port closes with its page.
+//!
+//! It takes messages only from the extension's own pages, never from content scripts or pages:
 //! - `{to: "host", method, params}`: a request to `laika-host`, answered with its result. The
 //!   port is opened on first use and again after the host exits (the next request reconnects);
 //!   requests in flight when it exits fail with `HOST_DISCONNECTED`. Safari has no stdio host:
@@ -60,6 +68,23 @@ pub async fn background_handle(message: JsValue, sender: JsValue) -> JsValue {
         return ext::to_js(&reply(Err(error)));
     }
     ext::to_js(&reply(route(to, &message, &sender).await))
+}
+
+/// Whether the calling page runs `message` itself ([`handle_here`]) rather than through the
+/// background: everything but `whoami` (only a message's sender says which tab a framed page is
+/// in) and, on Safari, host requests (its native half is reached from the background).
+pub fn runs_here(message: &Value) -> bool {
+    match message.get("to").and_then(Value::as_str) {
+        Some("host") => !use_send_native_message(),
+        Some("tab" | "tabs" | "capture") => true,
+        _ => false,
+    }
+}
+
+/// `message` routed in the calling page's own instance, as the background would route it.
+pub async fn handle_here(message: &Value) -> Result<Value, ExtError> {
+    let to = message.get("to").and_then(Value::as_str).unwrap_or_default();
+    route(to, message, &Value::Null).await
 }
 
 /// The toolbar button where the browser has neither a side panel nor a sidebar (the loader opens

@@ -5,8 +5,10 @@
 //! - the content script ([`content`]): observes the live page through [`live_dom`] with the
 //!   shared reader, runs approved page tools by handle ([`page_tools`]), highlights cited
 //!   elements;
-//! - the background ([`background`]): owns the native port to `laika-host`, runs tab tools,
-//!   lists tabs, and reads page snapshots where a page's CSP keeps WASM out of the content script;
+//! - the background ([`background`]): the router to `laika-host` (a native port) and to the
+//!   tabs (tab tools, the tab list, page snapshots where a page's CSP keeps WASM out of the
+//!   content script), run by the sidecar in its own instance and by the service worker for the
+//!   other pages;
 //! - the sidecar ([`sidecar`]): the UI, drawing model output only through the render AST
 //!   ([`render_dom`]) and asking before anything runs ([`approval`]).
 //!

@@ -19,6 +19,13 @@ export async function allowSite(context, extensionId, pattern) {
   await allowInSettings(context, extensionId, pattern);
   const page = await context.newPage();
   await page.goto(`chrome-extension://${extensionId}/welcome.html`);
+  await requestSiteFrom(context, page, pattern);
+  await page.close();
+}
+
+/** Laika's request for a site made from one of its open pages, as if in a click (CDP's
+ * `userGesture`), after `allowInSettings`: the browser grants it without a prompt. */
+export async function requestSiteFrom(context, page, pattern) {
   const cdp = await context.newCDPSession(page);
   const { result } = await cdp.send("Runtime.evaluate", {
     expression: `chrome.permissions.request({ origins: [${JSON.stringify(pattern)}] })`,
@@ -27,6 +34,5 @@ export async function allowSite(context, extensionId, pattern) {
     returnByValue: true,
   });
   await cdp.detach();
-  await page.close();
   if (result?.value !== true) throw new Error(`site access for ${pattern} was not granted: ${JSON.stringify(result)}`);
 }

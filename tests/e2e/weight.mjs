@@ -11,7 +11,7 @@
 // (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
 
 import { chromium } from "playwright-core";
-import { allowSite } from "./site.mjs";
+import { allowInSettings, requestSiteFrom } from "./site.mjs";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -135,18 +135,25 @@ async function measure(config) {
     }
     if (config === "used") {
       // The user opens Laika on the first tab and it reads the page: the sidecar, bound to the
-      // tab, asks the background to observe it (the content script and its WASM arrive now).
-      // Laika asks for no site up front: the user has allowed this one (tests/e2e/site.mjs).
-      await allowSite(context, EXTENSION_ID, "http://127.0.0.1/*");
+      // tab, observes it with its own router (the content script and its WASM arrive now), as
+      // its Summarise does. Laika asks for no site up front: the user has allowed this one in the
+      // browser's settings and the sidecar asks for it in a click (tests/e2e/site.mjs), so no
+      // other Laika page is opened and the service worker stays asleep, as in a user's session.
+      await allowInSettings(context, EXTENSION_ID, "http://127.0.0.1/*");
       const sidecar = await context.newPage();
       const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
       await sidecar.goto(sidecarUrl);
       const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, `${origin}/tab-0.html`);
       await sidecar.goto(`${sidecarUrl}?tab=${tabId}`);
-      const observed = await sidecar.evaluate(
-        async (tabId) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "observe", args: {} }),
-        tabId,
-      );
+      await sidecar.waitForSelector("#summarise");
+      await requestSiteFrom(context, sidecar, "http://127.0.0.1/*");
+      const observed = await sidecar.evaluate(async (tabId) => {
+        // The sidecar's own instance (already instantiated: the import is the page's module).
+        const laika = await import(chrome.runtime.getURL("pkg/laika_extension.js"));
+        await laika.default();
+        const self = { id: chrome.runtime.id, url: location.href };
+        return laika.backgroundHandle({ to: "tab", tabId, op: "observe", args: {} }, self);
+      }, tabId);
       if (!observed?.ok) throw new Error(`observe failed: ${JSON.stringify(observed)}`);
     }
     // Let load-time work (content scripts, WASM instantiation, GC) finish.

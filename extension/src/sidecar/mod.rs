@@ -91,9 +91,14 @@ pub fn sidecar_start() -> Result<(), JsValue> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Talking to the background.
+// Talking to the router (in this page, or in the background).
 
+/// A message for the router: run in this page's own instance where it can be
+/// ([`crate::background::runs_here`]), else sent to the background.
 async fn background(message: Value) -> Result<Value, ExtError> {
+    if crate::background::runs_here(&message) {
+        return crate::background::handle_here(&message).await;
+    }
     let answer = ext::send_message(&message).await?;
     ext::unwrap_reply(&answer, ("EXT_NO_ANSWER", "the background did not answer"))
 }
