@@ -4,8 +4,9 @@
 // The rest of this file exists because the platform forces it: Chromium refuses to compile
 // WASM in a content script on pages whose CSP lacks 'wasm-unsafe-eval' (crbug 1385796). On such
 // pages this fallback copies the page into a snapshot (the format of laika_shared::snapshot)
-// that the background reads with the same Rust reader, and runs approved tools by the handles
-// it gave out, with the same checks and error codes as extension/src/page_tools.rs.
+// that the router (in the sidecar, or the background) reads with the same Rust reader, and runs
+// approved tools by the handles it gave out, with the same checks and error codes as
+// extension/src/page_tools.rs.
 (() => {
   if (globalThis.__laikaContent) return;
   globalThis.__laikaContent = true;

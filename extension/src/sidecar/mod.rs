@@ -79,7 +79,7 @@ pub fn sidecar_start() -> Result<(), JsValue> {
     build_skeleton()?;
     if embedded {
         wasm_bindgen_futures::spawn_local(async {
-            if let Ok(who) = background(json!({ "to": "whoami" })).await
+            if let Ok(who) = router(json!({ "to": "whoami" })).await
                 && let Some(tab) = who.get("tabId").and_then(Value::as_i64)
             {
                 STATE.with(|s| s.borrow_mut().fixed_tab = Some(tab));
@@ -95,7 +95,7 @@ pub fn sidecar_start() -> Result<(), JsValue> {
 
 /// A message for the router: run in this page's own instance where it can be
 /// ([`crate::background::runs_here`]), else sent to the background.
-async fn background(message: Value) -> Result<Value, ExtError> {
+async fn router(message: Value) -> Result<Value, ExtError> {
     if crate::background::runs_here(&message) {
         return crate::background::handle_here(&message).await;
     }
@@ -104,7 +104,7 @@ async fn background(message: Value) -> Result<Value, ExtError> {
 }
 
 async fn host(method: &str, params: Value) -> Result<Value, ExtError> {
-    background(json!({ "to": "host", "method": method, "params": params })).await
+    router(json!({ "to": "host", "method": method, "params": params })).await
 }
 
 /// An operation in the tab. Where the browser has not given Laika the tab's site (the user opened
@@ -115,7 +115,7 @@ async fn tab_op(tab_id: i64, op: &str, mut extra: Value) -> Result<Value, ExtErr
     extra["to"] = json!("tab");
     extra["tabId"] = json!(tab_id);
     extra["op"] = json!(op);
-    match background(extra.clone()).await {
+    match router(extra.clone()).await {
         Err(refused) if refused.code == "EXT_NO_SITE_ACCESS" => {
             let url = tab_url(tab_id).await.unwrap_or_default();
             let granted = match take_site_request() {
@@ -124,7 +124,7 @@ async fn tab_op(tab_id: i64, op: &str, mut extra: Value) -> Result<Value, ExtErr
             };
             if granted {
                 STATE.with(|s| s.borrow_mut().needs_site = None);
-                return background(extra).await;
+                return router(extra).await;
             }
             // Declined, or asked where the browser does not take it (Firefox: only within the
             // click itself): the next click asks at once.
@@ -261,7 +261,7 @@ async fn observe_for_plan(tab_id: i64) -> Result<Observation, ExtError> {
 }
 
 async fn open_tabs(tab_id: i64) -> Value {
-    match background(json!({ "to": "tabs", "tabId": tab_id })).await {
+    match router(json!({ "to": "tabs", "tabId": tab_id })).await {
         Ok(list) => Value::Array(
             list["tabs"]
                 .as_array()
@@ -913,7 +913,7 @@ async fn decide(
 }
 
 /// A host-run call by id. A capture (`source.capture`, `source.refresh`) needs a page the host
-/// cannot open: the host names it, the background reads it in a tab of its own and closes it,
+/// cannot open: the host names it, the router reads it in a tab of its own and closes it,
 /// and the host stores what was read.
 async fn run_in_host(call: &Value) -> Result<Value, ExtError> {
     let first = host("tool.run", json!({ "call_id": call["id"] })).await?;
@@ -922,7 +922,7 @@ async fn run_in_host(call: &Value) -> Result<Value, ExtError> {
     if let Some(asked) = take_site_request() {
         asked.await;
     }
-    let page = background(json!({ "to": "capture", "url": wanted["url"], "maxChars": wanted["maxChars"] })).await?;
+    let page = router(json!({ "to": "capture", "url": wanted["url"], "maxChars": wanted["maxChars"] })).await?;
     host("tool.run", json!({ "call_id": call["id"], "capture": page })).await
 }
 
