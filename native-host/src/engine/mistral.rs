@@ -275,7 +275,7 @@ fn deletion_regex(source: &str) -> String {
         .collect();
     let mut regex = String::new();
     for (i, word) in words.iter().enumerate() {
-        let escaped = regex_escape(word);
+        let escaped = regex_syntax::escape(word);
         if i == 0 {
             regex.push_str(&format!("(?:{escaped})?"));
         } else {
@@ -284,18 +284,6 @@ fn deletion_regex(source: &str) -> String {
     }
     regex.push_str("[.]");
     regex
-}
-
-/// A literal in a regex: the metacharacters of the regex syntax llguidance reads, escaped.
-fn regex_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
