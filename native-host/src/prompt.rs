@@ -164,9 +164,9 @@ pub const SHORTEN_SYSTEM: &str = "You make sentences shorter. You keep their mea
 /// Two shortenings shown to a small model as earlier turns before the sentence it is to shorten.
 /// Asked with the instruction alone, SmolLM2-135M answered "1. 1." or restated the sentence whole
 /// on most dev pages; after these two it drops the sentence's side clauses and keeps its words.
-/// Each answer is its sentence with words left out, as the deletion shape the answer is decoded
-/// under allows ([`crate::engine::OutputShape::Deletion`]): a tail after a comma, an aside
-/// between commas, an adverb, a clause after "and". Written for this prompt (no page's text).
+/// Each answer is one of its sentence's shorter forms, as the answer is decoded under
+/// ([`crate::engine::OutputShape::OneOf`] of `grounding::shortenings`): a tail after a comma, an
+/// aside between commas, a clause after "and". Written for this prompt (no page's text).
 /// Examples put inside the user turn instead were copied into the answer (tried with
 /// SmolLM2-135M's GGUF under llama.cpp on the key points of `cargo xtask bench quality`'s pages,
 /// a scratch comparison outside the repo).
@@ -176,7 +176,7 @@ pub const SHORTEN_EXAMPLES: &[Exchange] = &[
         assistant: "The city council voted on Tuesday to close the old library on Main Street next spring.",
     },
     Exchange {
-        user: "The new bridge, which took five years to build, quietly opened to traffic on Monday, and drivers say it has already cut their commute.",
+        user: "The new bridge, which took five years to build, opened to traffic on Monday, and drivers say it has already cut their commute.",
         assistant: "The new bridge opened to traffic on Monday.",
     },
 ];
@@ -393,6 +393,14 @@ pub fn planner_schema_small(options: &[Vec<Value>]) -> Value {
 mod tests {
     use super::*;
     use laika_shared::packet;
+
+    #[test]
+    fn each_worked_shortening_is_one_of_its_sentences_shorter_forms() {
+        for example in SHORTEN_EXAMPLES {
+            let forms = laika_shared::grounding::shortenings(example.user);
+            assert!(forms.iter().any(|f| f == example.assistant), "{}: {forms:#?}", example.assistant);
+        }
+    }
 
     #[test]
     fn the_planner_schema_offers_each_tool_with_exactly_its_arguments_on_shown_handles() {

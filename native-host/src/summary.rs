@@ -692,10 +692,10 @@ async fn ask(
             0 => Sampling { seed: deps.sampling.seed, ..Sampling::greedy() },
             _ => Sampling { frequency_penalty: 0.6, presence_penalty: 0.3, dry_multiplier: 1.0, ..Sampling::greedy() },
         };
-        // A shortening is its sentence's words with some left out, ending at a full stop.
+        // A shortening is one of its sentence's shorter forms.
         let shape = match asked {
             _ if !deps.constrain => OutputShape::Markdown,
-            Asked::Shorter(source) => OutputShape::Deletion { source: source.to_string() },
+            Asked::Shorter(source) => OutputShape::OneOf(grounding::shortenings(source)),
             _ => OutputShape::Sentences { max_chars: SENTENCE_CHARS },
         };
         let generate = GenerateRequest {

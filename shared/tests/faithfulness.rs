@@ -209,3 +209,26 @@ fn faithful_shortenings_are_released() {
     }
     assert!(refused.is_empty(), "{}", refused.join("\n"));
 }
+
+/// The shorter forms a small model is decoded as (`grounding::shortenings`) are the page's:
+/// each passes the page-wide gate, and none is a shortening the check refuses.
+#[test]
+fn every_shorter_form_offered_passes_the_gate_and_none_is_a_refused_shortening() {
+    let mut wrong = Vec::new();
+    let sources = UNFAITHFUL_SHORTENINGS
+        .iter()
+        .map(|(name, source, _, _)| (name, source))
+        .chain(FAITHFUL_SHORTENINGS.iter().map(|(name, source, _)| (name, source)));
+    for (name, source) in sources {
+        let index = page(name);
+        for form in grounding::shortenings(source) {
+            if let Err(rejection) = index.check(&form) {
+                wrong.push(format!("{name}: {form:?} was refused by the gate: {rejection:?}"));
+            }
+            if UNFAITHFUL_SHORTENINGS.iter().any(|(_, _, claim, _)| *claim == form) {
+                wrong.push(format!("{name}: {form:?} is a shortening the check refuses"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

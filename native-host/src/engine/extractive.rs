@@ -77,10 +77,9 @@ impl ExtractiveEngine {
             lines.join("\n")
         };
         Ok(match shape {
-            OutputShape::Markdown
-            | OutputShape::Sentences { .. }
-            | OutputShape::Deletion { .. }
-            | OutputShape::Grammar(_) => markdown,
+            OutputShape::Markdown | OutputShape::Sentences { .. } | OutputShape::OneOf(_) | OutputShape::Grammar(_) => {
+                markdown
+            }
             OutputShape::Json(_) => {
                 // An explicit goal names one action: once it has run (a later step of the run),
                 // there is nothing left to propose, and the run ends instead of repeating it.

@@ -261,34 +261,19 @@ fn sentences_regex(max_chars: usize) -> String {
     format!("[A-Z0-9\"][^\\n]{{10,{}}}", max_chars.saturating_sub(1).max(11))
 }
 
-/// `source`'s words in their order, any of them left out, ending at a full stop. A word keeps its
-/// own spelling (a comma, semicolon or colon may stand before it); the source's last full stop is
-/// the end. Under it SmolLM2-135M can no longer swap, add or respell words (its unconstrained
-/// shortenings on the dev pages of `cargo xtask bench quality` were refused for that more than
-/// for anything else), so only what it leaves out is left to check.
-fn deletion_regex(source: &str) -> String {
-    let words: Vec<&str> = source
-        .split_whitespace()
-        .map(|w| w.trim_end_matches([',', ';', ':']))
-        .map(|w| w.strip_suffix('.').filter(|rest| !rest.is_empty()).unwrap_or(w))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut regex = String::new();
-    for (i, word) in words.iter().enumerate() {
-        let escaped = regex_syntax::escape(word);
-        if i == 0 {
-            regex.push_str(&format!("(?:{escaped})?"));
-        } else {
-            regex.push_str(&format!("(?:[,;:]? {escaped})?"));
-        }
-    }
-    regex.push_str("[.]");
-    regex
+/// Exactly one of `forms`, each as written. A shortening is decoded as one of its sentence's
+/// shorter forms (`grounding::shortenings`): under the earlier shape (the sentence's words in
+/// their order, any of them left out) SmolLM2-135M most often left out words from inside a
+/// clause, which the check refuses, so on half the dev pages of `cargo xtask bench quality` no
+/// shortening passed; among the forms it can only choose what to keep.
+fn one_of_regex(forms: &[String]) -> String {
+    let alternatives: Vec<String> = forms.iter().map(|f| regex_syntax::escape(f)).collect();
+    format!("(?:{})", alternatives.join("|"))
 }
 
 #[cfg(test)]
 mod sentence_shape {
-    use super::{deletion_regex, sentences_regex};
+    use super::{one_of_regex, sentences_regex};
 
     fn shape(regex: String) -> regex::Regex {
         regex::Regex::new(&format!("^(?:{regex})$")).unwrap()
@@ -306,27 +291,24 @@ mod sentence_shape {
     }
 
     #[test]
-    fn a_deletion_keeps_the_sentences_words_in_their_order() {
-        let source = "The Doorbell Camera Pro (2024), sold at $99.99, intuitively detects deliveries and lurkers.";
-        let deletion = shape(deletion_regex(source));
-        for ok in [
-            "The Doorbell Camera Pro (2024), sold at $99.99, intuitively detects deliveries and lurkers.",
-            "The Doorbell Camera Pro detects deliveries and lurkers.",
-            "The Doorbell Camera Pro, sold at $99.99, detects deliveries.",
-            "The Camera Pro (2024) detects lurkers.",
-        ] {
-            assert!(deletion.is_match(ok), "{ok}");
+    fn one_of_is_exactly_one_form_as_written() {
+        let forms = [
+            "The Doorbell Camera Pro (2024), sold at $99.99, detects deliveries.".to_string(),
+            "The Doorbell Camera Pro detects deliveries.".to_string(),
+        ];
+        let shape = shape(one_of_regex(&forms));
+        for ok in &forms {
+            assert!(shape.is_match(ok), "{ok}");
         }
         for refused in [
-            // a word of its own, a word moved, a word respelled, a number changed, no full stop
+            // a word of its own, a number changed, no full stop, a second sentence, a form cut
             "The Doorbell Camera Pro quickly detects deliveries.",
-            "The Camera Pro Doorbell detects deliveries.",
-            "The Doorbell Camera Pro detect deliveries.",
-            "The Doorbell Camera Pro, sold at $99.90, detects deliveries.",
+            "The Doorbell Camera Pro (2024), sold at $99.90, detects deliveries.",
             "The Doorbell Camera Pro detects deliveries",
             "The Doorbell Camera Pro detects deliveries. And lurkers.",
+            "The Doorbell Camera Pro.",
         ] {
-            assert!(!deletion.is_match(refused), "{refused}");
+            assert!(!shape.is_match(refused), "{refused}");
         }
     }
 }
@@ -473,7 +455,7 @@ async fn stream(
         OutputShape::Sentences { max_chars } => {
             builder = builder.set_constraint(Constraint::Regex(sentences_regex(*max_chars)))
         }
-        OutputShape::Deletion { source } => builder = builder.set_constraint(Constraint::Regex(deletion_regex(source))),
+        OutputShape::OneOf(forms) => builder = builder.set_constraint(Constraint::Regex(one_of_regex(forms))),
         OutputShape::Grammar(lark) => builder = builder.set_constraint(Constraint::Lark(lark.clone())),
         OutputShape::Markdown => {}
     }

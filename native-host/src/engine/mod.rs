@@ -71,10 +71,10 @@ pub enum OutputShape {
     /// engines that constrain decoding hold the output to that shape, so a small model can
     /// neither run on nor start a list.
     Sentences { max_chars: usize },
-    /// One sentence made of `source`'s words in their order, some left out (a shortening by
-    /// deletion): engines that constrain decoding can write no word the sentence does not have,
-    /// so what is left to check is only what was left out.
-    Deletion { source: String },
+    /// Exactly one of these texts, as written (a sentence's shorter forms, for a shortening):
+    /// engines that constrain decoding can only choose among them; others are only asked by the
+    /// prompt, and what they write is checked as any answer is.
+    OneOf(Vec<String>),
     /// Text in the language of this grammar (llguidance's Lark syntax): engines that constrain
     /// decoding hold the output to it; others are only asked by the prompt.
     Grammar(String),

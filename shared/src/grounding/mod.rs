@@ -24,6 +24,7 @@ pub mod find;
 pub mod guard;
 pub mod rank;
 pub mod retrieve;
+pub mod shortening;
 pub mod support;
 pub mod text;
 pub mod words;
@@ -31,7 +32,8 @@ pub mod words;
 pub use guard::{LoopGuard, Trip};
 pub use rank::{key_points, point_count, short_points};
 pub use retrieve::{Bm25, Passage, passages};
-pub use support::{PageIndex, Rejection, Support, anchored, clean_claim, shortenable, shortens};
+pub use shortening::{shortenable, shortenings, shortens};
+pub use support::{PageIndex, Rejection, Support, anchored, clean_claim};
 pub use text::{Sentence, content_words, reads_as_english, sentences, shorten};
 
 use crate::observation::Observation;

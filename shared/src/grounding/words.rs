@@ -648,6 +648,19 @@ pub const DANGLING_ENDINGS: &[&str] = &[
     "those", "these",
 ];
 
+/// Words of degree that stand before an adjective: a sentence ending on one and the next word
+/// ended inside its noun phrase ("Needle-nose pliers are one of the most versatile.", a shorter
+/// form of wcxb-0068's "the most versatile, must-have electrician tools that …", where the comma
+/// joins two adjectives).
+pub const DEGREE_WORDS: &[&str] = &["most", "more", "less", "least", "very", "too", "so", "quite", "rather"];
+
+/// Words that open a clause which cannot stand alone: a sentence opening with one and holding no
+/// comma after which its main clause could stand is a fragment ("While a manual toothbrush can
+/// get the job done.", wcxb-4833's key point with its main clause left out; "When encountering
+/// links to websites that advertise an ActivityPub alternate.", wcxb-0549).
+pub const SUBORDINATORS: &[&str] =
+    &["while", "although", "though", "whereas", "because", "since", "unless", "until", "when", "whenever", "if"];
+
 /// Openers of a question its writer left without a question mark ("Is location important for
 /// web hosting services.", "What is a Mobile App: A software application.", SmolLM2-135M's gists
 /// on wcxb-0533 and wcxb-0278): a summary states. Not "how to", which names a topic ("How to
@@ -677,8 +690,24 @@ pub const STUTTER_JOINERS: &[&str] = &["and", "or", "&"];
 /// watching their mothers"), it points at nothing the reader has. SmolLM2-135M's gists on the
 /// dev pages and the end-to-end page; an answer may use them (the question names the subject).
 /// Not "this": "This is a Linux script to join files …" points at the page itself.
-pub const UNANCHORED_OPENERS: &[&str] =
-    &["he", "she", "it", "it's", "it’s", "they", "they're", "they’re", "its", "their", "his", "her"];
+pub const UNANCHORED_OPENERS: &[&str] = &[
+    "he",
+    "she",
+    "it",
+    "he's",
+    "he’s",
+    "she's",
+    "she’s",
+    "it's",
+    "it’s",
+    "they",
+    "they're",
+    "they’re",
+    "its",
+    "their",
+    "his",
+    "her",
+];
 
 /// Where an answer joins a second claim to its first: each joined clause must answer the
 /// question too, or the answer is cut before it (bbc-1's "Obama said race relations have
@@ -854,6 +883,48 @@ pub const SHORTENING_KEPT_LY_WORDS: &[&str] = &[
 /// leaves its neighbours joined wrong ("Although both [a certificate … places,] starting your
 /// accounting education", SmolLM2-135M on a dev page).
 pub const SHORTENING_MAX_ITEM_WORDS: usize = 3;
+
+/// A shorter form of a sentence offered to a small model leaves out at most this many pieces
+/// (`shortening::shortenings`): the second worked example leaves out three (an aside, an
+/// adverb and a tail), and a sentence with more pieces than that is a list, not a claim.
+pub const SHORTENING_MAX_CUTS: usize = 3;
+
+/// An opener a shorter form may leave out does not start like a subject: a stretch up to the
+/// first comma that opens with an article or a possessive is the sentence's subject with an
+/// aside after it ("The new bridge, which took five years to build, opened …"), and leaving it
+/// out leaves a verb without one. Written for `shortening::shortenings`; an opener such as "The
+/// next day," is lost with them, which only costs one shorter form.
+pub const SHORTENING_SUBJECT_STARTS: &[&str] =
+    &["the", "a", "an", "this", "these", "those", "its", "his", "her", "their", "our", "my", "your"];
+
+/// Nor is the stretch before the first comma an opener when the words after the comma start a
+/// relative clause ("Bridges, which …") or reach another comma within this many tokens
+/// ("Lineman's pliers, also known as combination pliers, are …"): then it is the subject and
+/// the comma opens an aside. An opener's clause runs on longer than that before a comma ("In
+/// addition, enrolling in high school tutoring can help …").
+pub const SHORTENING_OPENER_CLEAR_TOKENS: usize = 6;
+pub const SHORTENING_RELATIVE_WORDS: &[&str] = &["which", "who", "whom", "whose", "where"];
+
+/// A stretch between two commas that a shorter form may leave out as an aside, when it is longer
+/// than a list item ([`SHORTENING_MAX_ITEM_WORDS`]), opens with one of these (or a relative word,
+/// [`SHORTENING_RELATIVE_WORDS`]): an appositive or an example ("also known as combination
+/// pliers", "including …", "for example …"). Any other long stretch between commas may be the
+/// sentence's own verb and object ("The new bridge, which took five years to build, *quietly
+/// opened to traffic on Monday*, and drivers say …"), and a shorter form without it says
+/// nothing. Written for `shortening::shortenings`.
+pub const SHORTENING_ASIDE_OPENERS: &[&str] =
+    &["also", "including", "such", "like", "especially", "particularly", "notably", "for", "e.g", "i.e"];
+
+/// Nor is a stretch between commas an aside when it opens with a joining word: it is a list's
+/// last item or a joined clause ("…, job guarantees, *and career support*, making …"), and
+/// without it the words around it join wrong ("job guarantees making tech education
+/// affordable"). Written for `shortening::shortenings`.
+pub const SHORTENING_JOINERS: &[&str] = &["and", "or", "but", "nor", "yet", "so"];
+
+/// At most this many shorter forms of one sentence are offered (those leaving out fewer pieces
+/// first): enough for every choice of one or two pieces in the longest key points of the dev
+/// pages, and a decoding constraint of that size costs nothing to build.
+pub const SHORTENING_MAX_FORMS: usize = 48;
 
 /// A page sentence with fewer content words than this is not asked to be shortened: what is left
 /// after dropping one is the sentence again, not a gist.

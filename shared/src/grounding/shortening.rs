@@ -1,0 +1,563 @@
+//! Shortenings: a page sentence said in fewer words, which is what a 135M model does faithfully
+//! when a gist of the page does not pass the gate. [`shortenings`] lists the sentence's shorter
+//! forms (whole pieces its punctuation or a clause break sets off, left out); a small model is
+//! decoded as one of them and so can only choose what to keep. [`shortens`] is the check every
+//! shortening passes, whatever engine wrote it: the sentence's words in their order, only whole
+//! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
+
+use super::support::{Rejection, anchored, dangling, first_person, is_fragment, opens_clause_at_end};
+use super::text;
+use super::words::{
+    CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENING_ASIDE_OPENERS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS,
+    SHORTENING_KEPT_LY_WORDS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS,
+    SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS,
+    SHORTER_MAX_SHARE,
+};
+
+/// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
+/// some ([`SHORTENABLE_MIN_CONTENT_WORDS`]), a statement whose shortening the gate could show (a
+/// question, an exclamation or a sentence in the first person stays one, shortened), and with at
+/// least one shorter form ([`shortenings`]). A sentence with none can only be shortened by
+/// dropping words from inside a clause, which is refused, so asking would spend a try that could
+/// go to the next key point.
+pub fn shortenable(sentence: &str) -> bool {
+    let sentence = sentence.trim();
+    !sentence.ends_with(['?', '!'])
+        && !first_person(sentence)
+        && text::content_words(sentence).len() >= SHORTENABLE_MIN_CONTENT_WORDS
+        && !shortenings(sentence).is_empty()
+}
+
+/// A stretch of a sentence's tokens (whitespace-separated, punctuation attached) that a
+/// shortening may leave out whole, and what sets it off.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cut {
+    start: usize,
+    end: usize,
+    kind: CutKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CutKind {
+    /// An opener ending in a comma ("In addition,"), or a label ending in a colon ("Japan travel
+    /// tips:"): what follows starts the sentence.
+    Lead,
+    /// An aside between commas or semicolons (", which took five years to build,"; a later list
+    /// item): the mark before it goes with it.
+    CommaAside,
+    /// An aside in brackets or between dashes: nothing else changes.
+    Aside,
+    /// One adverb of manner or degree ("intuitively").
+    Adverb,
+    /// Everything from a comma, dash or clause break to the end: the sentence ends before it.
+    Tail,
+}
+
+/// The shorter forms of a page sentence a small model may choose among when asked to say it in
+/// fewer words: the sentence with one to [`SHORTENING_MAX_CUTS`] pieces its own punctuation or a
+/// clause break sets off left out ([`CutKind`]), each checked by [`shortens`] (and [`anchored`],
+/// and whole: no bracket or quotation left open), at most [`SHORTENING_MAX_FORMS`], those with
+/// fewer pieces left out first. Decoded as one of these, a shortening is the page's words by
+/// construction; the model decides what matters enough to keep. Empty when nothing can go.
+pub fn shortenings(source: &str) -> Vec<String> {
+    let source = source.trim();
+    let tokens: Vec<&str> = source.split_whitespace().collect();
+    let cuts = cuts(&tokens);
+    let mut forms: Vec<(usize, String)> = Vec::new();
+    let mut chosen: Vec<Cut> = Vec::new();
+    let mut add = |chosen: &[Cut]| {
+        if !clause_done(&tokens, &cuts, chosen) {
+            return;
+        }
+        let form = form(&tokens, chosen);
+        // An opener kept, the clause after it must still name its subject ("After all, he's the
+        // man behind …", readability's cnet).
+        let kept_lead = cuts.iter().find(|c| c.kind == CutKind::Lead && !chosen.contains(c));
+        let subject = kept_lead.map_or(form.clone(), |lead| tokens[lead.end..].join(" "));
+        if !forms.iter().any(|(_, f)| *f == form)
+            && shortens(&form, source).is_ok()
+            && anchored(&form).is_ok()
+            && anchored(&subject).is_ok()
+            && !is_fragment(&form)
+            && !chosen.iter().any(|c| c.kind == CutKind::Tail && tail_leaves_open(&tokens, c, &form))
+        {
+            forms.push((chosen.len(), form));
+        }
+    };
+    choose(&cuts, 0, &mut chosen, &mut add);
+    forms.sort_by_key(|(n, _)| *n);
+    forms.truncate(SHORTENING_MAX_FORMS);
+    forms.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Every set of one to [`SHORTENING_MAX_CUTS`] cuts from `cuts[from..]` that do not overlap,
+/// handed to `add` with those already `chosen`.
+fn choose(cuts: &[Cut], from: usize, chosen: &mut Vec<Cut>, add: &mut impl FnMut(&[Cut])) {
+    for (i, cut) in cuts.iter().enumerate().skip(from) {
+        if chosen.iter().any(|c| c.start < cut.end && cut.start < c.end) {
+            continue;
+        }
+        chosen.push(*cut);
+        add(chosen);
+        if chosen.len() < SHORTENING_MAX_CUTS {
+            choose(cuts, i + 1, chosen, add);
+        }
+        chosen.pop();
+    }
+}
+
+/// The pieces of a sentence (as tokens) a shortening may leave out.
+fn cuts(tokens: &[&str]) -> Vec<Cut> {
+    let n = tokens.len();
+    let dash = |t: &str| matches!(t, "–" | "—" | "-");
+    let mut cuts = Vec::new();
+    let mut push = |start, end, kind| {
+        if start < end && !(start == 0 && end == n) {
+            cuts.push(Cut { start, end, kind });
+        }
+    };
+    // An opener: its first comma, within the first few words, not a subject with an aside
+    // after it.
+    let lead_end = tokens
+        .iter()
+        .take(SHORTENING_MAX_ITEM_WORDS)
+        .position(|t| marked(t))
+        .filter(|&j| {
+            tokens[j].ends_with([',', ':'])
+                && j + 1 < n
+                && !SHORTENING_SUBJECT_STARTS.contains(&lower(tokens[0]).as_str())
+                && !SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[j + 1]).as_str())
+                && !tokens[j + 1..].iter().take(SHORTENING_OPENER_CLEAR_TOKENS).any(|t| marked(t))
+        })
+        .map(|j| j + 1);
+    if let Some(end) = lead_end {
+        push(0, end, CutKind::Lead);
+    }
+    // After what may be an opener's comma (left out or not) comes the clause itself, its subject
+    // first: no list item or participle's phrase starts there ("Seven decades later, [Parata,]
+    // 75, has now overseen …"; "In addition, [enrolling in high school tutoring can help …,]").
+    let after_opener = opener_end(tokens);
+    for i in 1..n {
+        // Between two commas (or semicolons) with no mark inside, something kept after it.
+        if let Some(mark) = tokens[i - 1].chars().last().filter(|c| [',', ';'].contains(c))
+            && let Some(last) = (i..n - 1).find(|&k| marked(tokens[k]))
+            && tokens[last].ends_with(mark)
+            && !SHORTENING_JOINERS.contains(&lower(tokens[i]).as_str())
+            && (SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[i]).as_str())
+                || SHORTENING_ASIDE_OPENERS.contains(&lower(tokens[i]).as_str())
+                // A list item, or a participle's phrase (", terminating at the soon-to-expire
+                // cross-sign,"); neither right after what may be an opener.
+                || (after_opener != Some(i)
+                    && (last + 1 - i <= SHORTENING_MAX_ITEM_WORDS || lower(tokens[i]).ends_with("ing"))))
+        {
+            push(i, last + 1, CutKind::CommaAside);
+        }
+        // In brackets, something kept after it.
+        if tokens[i].starts_with('(')
+            && let Some(last) = (i..n - 1).find(|&k| tokens[k].contains(')'))
+            && tokens[last].ends_with(')')
+        {
+            push(i, last + 1, CutKind::Aside);
+        }
+        // Between two dashes.
+        if dash(tokens[i])
+            && let Some(last) = (i + 1..n - 1).find(|&k| dash(tokens[k]))
+        {
+            push(i, last + 1, CutKind::Aside);
+        }
+        // One adverb of manner or degree, between two kept words.
+        if i + 1 < n && droppable_adverb(tokens[i]) {
+            push(i, i + 1, CutKind::Adverb);
+        }
+        // A tail: after a mark, from a dash, or from a clause break's words.
+        let from_break = CLAUSE_BREAKS.iter().any(|b| {
+            let words: Vec<&str> = b.split_whitespace().collect();
+            b.starts_with(' ')
+                && !words.is_empty()
+                && words.iter().enumerate().all(|(k, w)| tokens.get(i + k).is_some_and(|t| t.to_lowercase() == *w))
+        });
+        if marked(tokens[i - 1]) || dash(tokens[i]) || from_break {
+            push(i, n, CutKind::Tail);
+        }
+    }
+    cuts
+}
+
+/// Whether what a shorter form keeps before its tail is a finished clause. A tail may go only
+/// where the clause before it is done: when the kept words still hold a comma before the one
+/// the tail starts after, the last piece after that comma must join on ("…, and career support")
+/// or that comma must end the sentence's opener (one a shorter form may leave out: "About 1,000
+/// people," opens like one and is a subject). Otherwise the comma opened an aside and the
+/// tail holds the clause's verb ("About 1,000 people, mostly children from the town[, came …]";
+/// "The new bridge, which took five years to build[, quietly opened …]").
+fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
+    let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return true };
+    let dropped = |k: usize| chosen.iter().any(|c| (c.start..c.end).contains(&k));
+    // A kept word's mark goes when the piece after it does (see `form`).
+    let mark_kept = |k: usize| {
+        marked(tokens[k])
+            && !chosen.iter().any(|c| c.start == k + 1 && matches!(c.kind, CutKind::CommaAside | CutKind::Tail))
+    };
+    // An aside's marks (one the sentence sets off, kept or not) are not the clause's: its clause
+    // goes on after it, so a tail may not start at either of them or inside it ("Whale experts
+    // regard New Zealand[ – or Aotearoa … – as the whale stranding capital …]").
+    let asides: Vec<&Cut> = cuts.iter().filter(|c| matches!(c.kind, CutKind::CommaAside | CutKind::Aside)).collect();
+    if asides.iter().any(|c| (c.start..=c.end).contains(&tail.start)) {
+        return false;
+    }
+    let aside_mark = |k: usize| asides.iter().any(|c| c.start == k + 1 || c.end == k + 1);
+    let own = if marked(tokens[tail.start - 1]) { tail.start - 1 } else { tail.start };
+    match (0..own).rev().find(|&k| !dropped(k) && mark_kept(k) && !aside_mark(k)) {
+        None => true,
+        Some(k) => {
+            cuts.iter().any(|c| c.kind == CutKind::Lead && c.end == k + 1)
+                || (k + 1..own)
+                    .find(|&j| !dropped(j))
+                    .is_some_and(|j| SHORTENING_JOINERS.contains(&lower(tokens[j]).as_str()))
+        }
+    }
+}
+
+/// Whether a form cut before `tail` leaves its clause waiting: a clause opener among its last
+/// words, or, cut at a clause break's word, a participle waiting for it ("… camera designed[ by
+/// …]"). Cut at a comma, a participle has what it needs ("… accountable and motivated[, which
+/// …]").
+fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
+    let at_mark = marked(tokens[tail.start - 1]) || matches!(tokens[tail.start], "–" | "—" | "-");
+    opens_clause_at_end(form) || (!at_mark && dangling(form))
+}
+
+/// Where what may be the sentence's opener ends: after its first comma, within the first few
+/// tokens, unless it starts like a subject ([`SHORTENING_SUBJECT_STARTS`]).
+fn opener_end(tokens: &[&str]) -> Option<usize> {
+    tokens
+        .iter()
+        .take(SHORTENING_MAX_ITEM_WORDS)
+        .position(|t| marked(t))
+        .filter(|_| !SHORTENING_SUBJECT_STARTS.contains(&lower(tokens[0]).as_str()))
+        .map(|j| j + 1)
+}
+
+/// Whether a token ends with a mark that can set a piece off.
+fn marked(token: &str) -> bool {
+    token.ends_with([',', ';', ':'])
+}
+
+/// A token as a word to look up: lower case, without the punctuation around it.
+fn lower(token: &str) -> String {
+    token.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
+}
+
+/// The sentence with `cuts` left out, its punctuation mended: the mark before a comma aside
+/// goes with it, a sentence cut short ends with a full stop, one whose opener went starts with
+/// a capital.
+fn form(tokens: &[&str], cuts: &[Cut]) -> String {
+    let cut_at = |k: usize| cuts.iter().find(|c| (c.start..c.end).contains(&k));
+    let mut kept: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < tokens.len() {
+        match cut_at(k) {
+            Some(cut) => {
+                if let Some(before) = kept.last_mut() {
+                    match cut.kind {
+                        CutKind::CommaAside | CutKind::Tail => {
+                            let trimmed = before.trim_end_matches([',', ';', ':']).len();
+                            before.truncate(trimmed);
+                        }
+                        CutKind::Lead | CutKind::Aside | CutKind::Adverb => {}
+                    }
+                }
+                k = cut.end;
+            }
+            None => {
+                kept.push(tokens[k].to_string());
+                k += 1;
+            }
+        }
+    }
+    let mut out = kept.join(" ");
+    if out.ends_with(|c: char| c.is_alphanumeric()) {
+        out.push('.');
+    }
+    let mut chars = out.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => out,
+    }
+}
+
+/// Whether `claim`, asked for as `source` in fewer words, is that sentence shortened: its words
+/// are the source's, in the source's order, with only [`SHORTENING_FREE_WORDS`] added or moved
+/// ("So reading up these pans *can* be safe" takes a "can" from a later clause), and what it
+/// drops is a whole piece ([`droppable`]); it keeps at most [`SHORTER_MAX_SHARE`] of the source's
+/// content words (`NotShorter`: the key point again). Dropping words inside a clause can turn it
+/// around ("Video production is impossible [to ignore] in today's media", SmolLM2-135M on a dev
+/// page) or leave it saying nothing ("targeting multiple tags is done [in separate lines]"), so
+/// only pieces the sentence's own punctuation or a clause break sets off may go. What is left
+/// says nothing its sentence does not.
+pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
+    let source_words: Vec<(&str, String)> = text::words(source).map(|w| (w, text::normalise(w))).collect();
+    let claim_words: Vec<String> =
+        text::words(claim).map(text::normalise).filter(|w| !SHORTENING_FREE_WORDS.contains(&w.as_str())).collect();
+    let alignment = Alignment { source, source_words: &source_words, claim_words: &claim_words };
+    if !alignment.fits(0, 0, &mut std::collections::HashSet::new()) {
+        return Err(Rejection::Rewritten);
+    }
+    let (claim, source) = (text::content_words(claim).len(), text::content_words(source).len());
+    if claim < SHORTENING_MIN_CONTENT_WORDS {
+        return Err(Rejection::TooShort);
+    }
+    if claim as f64 <= SHORTER_MAX_SHARE * source as f64 { Ok(()) } else { Err(Rejection::NotShorter) }
+}
+
+/// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.
+struct Alignment<'a> {
+    source: &'a str,
+    source_words: &'a [(&'a str, String)],
+    claim_words: &'a [String],
+}
+
+impl Alignment<'_> {
+    /// Whether the claim's words from `matched` on can be found in the source from word `at` on,
+    /// in order, each stretch of the source skipped a whole piece ([`droppable`]). Every match of
+    /// a word is tried, not only the first: "regard New Zealand as the … capital" takes its "as"
+    /// from after the aside "– or Aotearoa as it is called by Māori –", not from inside it.
+    /// `failed` holds the states already known not to fit.
+    fn fits(&self, matched: usize, at: usize, failed: &mut std::collections::HashSet<(usize, usize)>) -> bool {
+        if failed.contains(&(matched, at)) {
+            return false;
+        }
+        let free = |w: &str| SHORTENING_FREE_WORDS.contains(&w);
+        let offset = |word: &str| word.as_ptr() as usize - self.source.as_ptr() as usize;
+        // Where the last kept word ends (none kept yet: the sentence's start).
+        let kept_end = (matched > 0).then(|| offset(self.source_words[at - 1].0) + self.source_words[at - 1].0.len());
+        let skips = |to: usize| self.source_words[at..to].iter().any(|(_, w)| !free(w));
+        let fits = match self.claim_words.get(matched) {
+            None => !skips(self.source_words.len()) || droppable(&self.source[kept_end.unwrap_or(0)..], Piece::Tail),
+            Some(word) => (at..self.source_words.len()).filter(|&i| self.source_words[i].1 == *word).any(|found| {
+                let start = offset(self.source_words[found].0);
+                let piece = kept_end.map_or(Piece::Lead, |_| Piece::Inner);
+                (!skips(found) || droppable(&self.source[kept_end.unwrap_or(0)..start], piece))
+                    && self.fits(matched + 1, found + 1, failed)
+            }),
+        };
+        if !fits {
+            failed.insert((matched, at));
+        }
+        fits
+    }
+}
+
+/// Where in its sentence a dropped stretch stands.
+#[derive(Clone, Copy, PartialEq)]
+enum Piece {
+    Lead,
+    Inner,
+    Tail,
+}
+
+/// Whether a shortening may drop `stretch` (the source's text between two kept words, before the
+/// first or after the last): an opener ending in a comma ("In addition,") or a colon, an aside set off on
+/// both sides (", also known as combination pliers," "(FMB)"), a short list item with its comma
+/// ("flexible learning,"), or a tail starting at a comma, dash or [`CLAUSE_BREAKS`] (", making
+/// tech education more affordable").
+fn droppable(stretch: &str, piece: Piece) -> bool {
+    const MARKS: &[char] = &[',', ';', ':', '(', ')', '–', '—', '-'];
+    let words = text::words(stretch).count();
+    let trimmed = stretch.trim();
+    let set_off_before = trimmed.starts_with(MARKS);
+    match piece {
+        // The article after an opener is the kept subject's ("Using Smart Deter, the camera").
+        // Counted as written: a date is one ("On 2/8/2024,").
+        Piece::Lead => {
+            let opener = without_trailing_free_words(trimmed);
+            opener.ends_with([',', ':']) && opener.split_whitespace().count() <= SHORTENING_MAX_ITEM_WORDS
+        }
+        // A joining word after the piece may be the claim's own ("learning[, job guarantees,]
+        // and career support").
+        Piece::Inner => {
+            let trimmed = without_trailing_free_words(trimmed);
+            let set_off_after = trimmed.ends_with(MARKS);
+            (set_off_before && set_off_after)
+                || (trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS)
+                || droppable_adverb(trimmed)
+        }
+        Piece::Tail => set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)),
+    }
+}
+
+/// `stretch` without the articles and joining words ([`SHORTENING_FREE_WORDS`]) it ends with.
+fn without_trailing_free_words(stretch: &str) -> &str {
+    let mut rest = stretch.trim_end();
+    while let Some((head, last)) = rest.rsplit_once(' ')
+        && SHORTENING_FREE_WORDS.contains(&last.to_lowercase().as_str())
+    {
+        rest = head.trim_end();
+    }
+    rest
+}
+
+/// One adverb of manner or degree, written in lower case ("intuitively", "genuinely"): not a
+/// name, and none of [`SHORTENING_KEPT_LY_WORDS`].
+fn droppable_adverb(stretch: &str) -> bool {
+    stretch.len() >= 5
+        && stretch.ends_with("ly")
+        && stretch.chars().all(|c| c.is_ascii_lowercase())
+        && !SHORTENING_KEPT_LY_WORDS.contains(&stretch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shortening_keeps_fewer_of_its_sentences_words() {
+        let source =
+            "River otters were seen near the old mill last week, the first otters on the river in forty years.";
+        assert_eq!(shortens("River otters were seen near the old mill last week.", source), Ok(()));
+        // Cut inside its clause ("near the old mill [last week]"), it is not the sentence shortened.
+        assert_eq!(shortens("River otters were seen near the old mill.", source), Err(Rejection::Rewritten));
+        assert_eq!(
+            shortens(
+                "River otters were seen near old mill last week, the first otters on the river in forty years.",
+                source
+            ),
+            Err(Rejection::NotShorter)
+        );
+        // Words dropped inside a clause can turn it around.
+        let ignore = "Video production is impossible to ignore in today’s media landscape.";
+        assert_eq!(shortens("Video production is impossible in today’s media.", ignore), Err(Rejection::Rewritten));
+        let tags = "Note that targeting multiple tags is done in separate lines and tasks need to include both tags.";
+        assert_eq!(shortens("Note that targeting multiple tags is done.", tags), Err(Rejection::Rewritten));
+        let both = "Although both a certificate in accounting and a degree have their respective places, starting your accounting education with a degree will prepare you.";
+        assert_eq!(shortens("Although both starting your accounting education.", both), Err(Rejection::Rewritten));
+        // An aside set off by commas, an opener and a tail at a clause break may go.
+        let pliers = "Lineman’s pliers, also known as combination pliers, are one of the top electrician tools designed for cutting, twisting and gripping wires.";
+        assert_eq!(
+            shortens("Lineman’s pliers are one of the top electrician tools designed for cutting.", pliers),
+            Ok(())
+        );
+        let addition = "In addition, enrolling in high school tutoring can help keep students accountable and motivated, which parents value.";
+        assert_eq!(
+            shortens("Enrolling in high school tutoring can help keep students accountable and motivated.", addition),
+            Ok(())
+        );
+        // An adverb of manner or degree may go; one that limits, hedges or dates the claim may not.
+        let doorbell =
+            "Using Smart Deter, the Doorbell Camera Pro intuitively detects deliveries and lurkers at the door.";
+        assert_eq!(shortens("The Doorbell Camera Pro detects deliveries and lurkers at the door.", doorbell), Ok(()));
+        for (kept, sentence) in [
+            ("mostly", "Using Smart Deter, the Doorbell Camera Pro mostly detects deliveries and lurkers at the door."),
+            (
+                "reportedly",
+                "Using Smart Deter, the Doorbell Camera Pro reportedly detects deliveries and lurkers at the door.",
+            ),
+            ("rarely", "Using Smart Deter, the Doorbell Camera Pro rarely detects deliveries and lurkers at the door."),
+        ] {
+            assert_eq!(
+                shortens("The Doorbell Camera Pro detects deliveries and lurkers at the door.", sentence),
+                Err(Rejection::Rewritten),
+                "{kept}"
+            );
+        }
+        // What is left must still say something of something (SmolLM2-135M kept only the opener).
+        let date = "On 2/8/2024, the certificate on that address will switch from the long chain to the short chain.";
+        assert_eq!(shortens("On 2/8/2024.", date), Err(Rejection::TooShort));
+        // Two words, or a word that is not an adverb, are a piece of the clause.
+        let costly = "Using Smart Deter, the Doorbell Camera Pro avoids a costly and slow install at the door.";
+        assert_eq!(
+            shortens("The Doorbell Camera Pro avoids a slow install at the door.", costly),
+            Err(Rejection::Rewritten)
+        );
+        // A word the sentence does not have, or has only later, makes it a rewrite.
+        assert_eq!(shortens("River otters were seen near the mill in the world.", source), Err(Rejection::Rewritten));
+        assert_eq!(shortens("River otters were first seen near the old mill.", source), Err(Rejection::Rewritten));
+        // Articles and joining words may come and go.
+        let clauses = "This practice enhances attentional networks, regulates the default mode network, and improves stress response.";
+        assert_eq!(
+            shortens("This practice enhances attentional networks and regulates the default mode network.", clauses),
+            Ok(())
+        );
+        // A clause's subject joined to a later clause's verb is not the sentence shortened.
+        let joined = "HubSpot's free CRM is the starting point for small teams, and the platform's growth has made it competitive for mid-market businesses too.";
+        assert_eq!(
+            shortens("HubSpot's CRM has made it competitive for mid-market businesses.", joined),
+            Err(Rejection::Rewritten)
+        );
+        assert_eq!(shortens("HubSpot's free CRM is the starting point for small teams.", joined), Ok(()));
+        // A list's items may be dropped, its "and" kept.
+        let list = "Bootcamps provide flexible learning, job guarantees, and career support, making tech education affordable.";
+        assert_eq!(shortens("Bootcamps provide job guarantees and career support.", list), Ok(()));
+        assert_eq!(Rejection::NotShorter.code(), "not_shorter");
+        assert!(shortenable(source));
+        for not in [
+            "I saw river otters near the old mill last week, the first in forty years.",
+            "Otters are back on the river after forty years!",
+            "Otters are back.",
+            // Nothing in it is set off: every shorter form drops words from inside a clause.
+            "River otters returned to the old mill on the river after forty years.",
+        ] {
+            assert!(!shortenable(not), "{not}");
+        }
+        // An adverb alone leaves too much of it to be shorter; with an aside it may go.
+        assert!(!shortenable("River otters quietly returned to the old mill on the river after forty years."));
+        assert!(shortenable(
+            "The otters, quietly and slowly, returned to the old mill on the river after forty years."
+        ));
+    }
+
+    #[test]
+    fn a_sentences_shorter_forms_leave_out_whole_pieces() {
+        let has = |forms: &[String], form: &str| assert!(forms.iter().any(|f| f == form), "{form}: {forms:#?}");
+        let bridge = "The new bridge, which took five years to build, quietly opened to traffic on Monday, and drivers say it has already cut their commute.";
+        let forms = shortenings(bridge);
+        has(&forms, "The new bridge quietly opened to traffic on Monday.");
+        has(&forms, "The new bridge, which took five years to build, quietly opened to traffic on Monday.");
+        has(
+            &forms,
+            "The new bridge quietly opened to traffic on Monday, and drivers say it has already cut their commute.",
+        );
+        for form in &forms {
+            assert_eq!(shortens(form, bridge), Ok(()), "{form}");
+        }
+        // What is left says something: never the subject alone, nor its aside, nor the aside as
+        // the sentence's start.
+        for never in ["The new bridge.", "The new bridge, which took five years to build."] {
+            assert!(!forms.iter().any(|f| f == never), "{forms:#?}");
+        }
+        assert!(!forms.iter().any(|f| f.starts_with("Which")), "{forms:#?}");
+        let pliers = "Lineman’s pliers, also known as combination pliers, are one of the top electrician tools designed for cutting, twisting and gripping wires.";
+        let forms = shortenings(pliers);
+        has(&forms, "Lineman’s pliers are one of the top electrician tools designed for cutting.");
+        assert!(forms.iter().all(|f| f.starts_with("Lineman’s pliers")), "{forms:#?}");
+        // An opener goes with its comma, and the next word starts the sentence.
+        let addition = "In addition, enrolling in high school tutoring can help keep students accountable and motivated, which parents value.";
+        has(
+            &shortenings(addition),
+            "Enrolling in high school tutoring can help keep students accountable and motivated.",
+        );
+        // Brackets, and a later list item with the comma before it.
+        let board =
+            "The Federal Maritime Board (FMB) approved new shipping rules for ports on the east coast, officials said.";
+        has(&shortenings(board), "The Federal Maritime Board approved new shipping rules for ports on the east coast.");
+        let list = "Bootcamps provide flexible learning, job guarantees, and career support, making tech education affordable.";
+        has(&shortenings(list), "Bootcamps provide flexible learning and career support.");
+        // A number's comma sets nothing off.
+        let crowd = "About 1,000 people, including children from the town, came to see the otters return to the river.";
+        let forms = shortenings(crowd);
+        has(&forms, "About 1,000 people came to see the otters return to the river.");
+        assert!(forms.iter().all(|f| f.contains("1,000")), "{forms:#?}");
+        // A long stretch between commas that opens like no aside may hold the clause's verb: the
+        // tail after it is not left out ("About 1,000 people, mostly children from the town.").
+        let mostly = "About 1,000 people, mostly children from the town, came to see the otters return to the river.";
+        assert_eq!(shortenings(mostly), Vec::<String>::new());
+        // A line shown on its own names its subject, after an opener too.
+        let cnet = "After all, he's the man behind his company's $19 billion acquisition of WhatsApp, he personally brokered its $1 billion buyout of Instagram.";
+        assert_eq!(shortenings(cnet), Vec::<String>::new());
+        // A label before a colon goes as an opener does.
+        let label = "Japan travel tips: Choose a mix of popular and offbeat places in Japan.";
+        has(&shortenings(label), "Choose a mix of popular and offbeat places in Japan.");
+        // Nothing set off: every shorter form would cut inside a clause.
+        assert!(shortenings("River otters returned to the old mill on the river after forty years.").is_empty());
+    }
+}
