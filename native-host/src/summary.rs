@@ -606,8 +606,8 @@ async fn answer(
     }
     let mut top: Vec<usize> = ranked.iter().take(ANSWER_PASSAGES).map(|&(i, _)| i).collect();
     top.sort_unstable();
-    // The evidence: from each of the best two passages, its sentence closest to the question.
-    let question_words: std::collections::HashSet<String> = grounding::content_words(question).into_iter().collect();
+    // The evidence: from each of the best two passages, its sentence closest to the question
+    // (the rarer the words it shares with it, the closer).
     let mut lines = String::new();
     for &(p, _) in ranked.iter().take(2) {
         let passage = &passages[p];
@@ -616,14 +616,12 @@ async fn answer(
             .sentences()
             .iter()
             .filter(|s| !s.heading && (passage.offset..passage.offset + passage.text.len()).contains(&s.offset))
-            .map(|s| {
-                let words: std::collections::HashSet<String> = grounding::content_words(&s.text).into_iter().collect();
-                (words.intersection(&question_words).count(), std::cmp::Reverse(s.offset), s)
-            })
+            .map(|s| (bm25.overlap(question, &s.text), s))
             // A sentence sharing no word with the question is no evidence for it.
-            .filter(|(hits, _, _)| *hits > 0)
-            .max_by_key(|(hits, offset, _)| (*hits, *offset))
-            .map(|(_, _, s)| s.clone());
+            .filter(|(weight, _)| *weight > 0.0)
+            // The first of equals.
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.offset.cmp(&a.1.offset)))
+            .map(|(_, s)| s.clone());
         if let Some(sentence) = best {
             lines.push_str(&writer.point(&sentence));
         }

@@ -75,7 +75,6 @@ impl Bm25 {
         let mut terms = text::content_words(query);
         terms.sort();
         terms.dedup();
-        let n = self.docs.len() as f64;
         let mut scored: Vec<(usize, f64)> = self
             .docs
             .iter()
@@ -88,9 +87,7 @@ impl Bm25 {
                         if tf == 0.0 {
                             return 0.0;
                         }
-                        let df = self.document_frequency.get(t).copied().unwrap_or(0.0);
-                        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                        idf * tf * (BM25_K1 + 1.0)
+                        self.idf(t) * tf * (BM25_K1 + 1.0)
                             / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * self.lengths[i] / self.average))
                     })
                     .sum::<f64>();
@@ -100,6 +97,25 @@ impl Bm25 {
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored
+    }
+
+    /// How much of `query` a piece of `text` (a sentence of a passage) holds: the inverse
+    /// document frequency of each query word it has, summed. A word few passages share says more
+    /// than one most do: asked "How many strandings has Hori Parata overseen?", the sentence with
+    /// "overseen" answers, not the one that names "Hori Parata" again (readability's guardian-1).
+    pub fn overlap(&self, query: &str, text: &str) -> f64 {
+        let mut terms = text::content_words(query);
+        terms.sort();
+        terms.dedup();
+        let held: std::collections::HashSet<String> = text::content_words(text).into_iter().collect();
+        terms.iter().filter(|t| held.contains(*t)).map(|t| self.idf(t)).sum()
+    }
+
+    /// BM25's inverse document frequency of a word over the passages.
+    fn idf(&self, term: &str) -> f64 {
+        let n = self.docs.len() as f64;
+        let df = self.document_frequency.get(term).copied().unwrap_or(0.0);
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
     /// The share of the query's content words that occur in any passage.
@@ -136,5 +152,10 @@ mod tests {
         assert!(all[index.rank("Does size 42 fit?")[0].0].text.contains("size 42"));
         assert!(index.rank("Who won the election?").is_empty());
         assert_eq!(index.query_coverage("otters election"), 0.5);
+        // A rare word the question shares weighs more than a common one.
+        let question = "Why do otters crack clam shells?";
+        let rare = index.overlap(question, "Otters crack open clam shells.");
+        assert!(rare > index.overlap(question, "Otters swim in rivers."), "{rare}");
+        assert_eq!(index.overlap(question, "Fish swim upstream."), 0.0);
     }
 }
