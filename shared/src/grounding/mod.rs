@@ -15,6 +15,10 @@
 //!    Within it, [`align`]: the claim's words must be joined as the page joins them (one page
 //!    sentence shortened, or two joined; no word added), which word counts cannot see.
 //!
+//! 6. [`shortening`]: when no gist of the page passes, a key point said in fewer words: its
+//!    shorter forms (whole pieces its punctuation sets off, left out), which a small model is
+//!    decoded as, and the check every shortening passes whatever engine wrote it.
+//!
 //! Beside them, [`find`]: where a user's `content.find` query occurs on the page.
 //!
 //! Every word list and threshold is in [`words`], with where it came from.
