@@ -123,7 +123,6 @@ fn choose(cuts: &[Cut], from: usize, chosen: &mut Vec<Cut>, add: &mut impl FnMut
 /// The pieces of a sentence (as tokens) a shortening may leave out.
 fn cuts(tokens: &[&str]) -> Vec<Cut> {
     let n = tokens.len();
-    let dash = |t: &str| matches!(t, "–" | "—" | "-");
     let mut cuts = Vec::new();
     let mut push = |start, end, kind| {
         if start < end && !(start == 0 && end == n) {
@@ -132,25 +131,19 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
     };
     // An opener: its first comma, within the first few words, not a subject with an aside
     // after it.
-    let lead_end = tokens
-        .iter()
-        .take(SHORTENING_MAX_ITEM_WORDS)
-        .position(|t| marked(t))
-        .filter(|&j| {
-            tokens[j].ends_with([',', ':'])
-                && j + 1 < n
-                && !SHORTENING_SUBJECT_STARTS.contains(&lower(tokens[0]).as_str())
-                && !SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[j + 1]).as_str())
-                && !tokens[j + 1..].iter().take(SHORTENING_OPENER_CLEAR_TOKENS).any(|t| marked(t))
-        })
-        .map(|j| j + 1);
+    let after_opener = opener_end(tokens);
+    let lead_end = after_opener.filter(|&end| {
+        tokens[end - 1].ends_with([',', ':'])
+            && end < n
+            && !SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[end]).as_str())
+            && !tokens[end..].iter().take(SHORTENING_OPENER_CLEAR_TOKENS).any(|t| marked(t))
+    });
     if let Some(end) = lead_end {
         push(0, end, CutKind::Lead);
     }
     // After what may be an opener's comma (left out or not) comes the clause itself, its subject
     // first: no list item or participle's phrase starts there ("Seven decades later, [Parata,]
     // 75, has now overseen …"; "In addition, [enrolling in high school tutoring can help …,]").
-    let after_opener = opener_end(tokens);
     for i in 1..n {
         // Between two commas (or semicolons) with no mark inside, something kept after it.
         if let Some(mark) = tokens[i - 1].chars().last().filter(|c| [',', ';'].contains(c))
@@ -237,7 +230,7 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
 /// …]"). Cut at a comma, a participle has what it needs ("… accountable and motivated[, which
 /// …]").
 fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
-    let at_mark = marked(tokens[tail.start - 1]) || matches!(tokens[tail.start], "–" | "—" | "-");
+    let at_mark = marked(tokens[tail.start - 1]) || dash(tokens[tail.start]);
     opens_clause_at_end(form) || (!at_mark && dangling(form))
 }
 
@@ -255,6 +248,11 @@ fn opener_end(tokens: &[&str]) -> Option<usize> {
 /// Whether a token ends with a mark that can set a piece off.
 fn marked(token: &str) -> bool {
     token.ends_with([',', ';', ':'])
+}
+
+/// Whether a token is a dash standing alone, which sets a piece off.
+fn dash(token: &str) -> bool {
+    matches!(token, "–" | "—" | "-")
 }
 
 /// A token as a word to look up: lower case, without the punctuation around it.
