@@ -25,7 +25,7 @@ use crate::engine::extractive::GATES;
 use crate::engine::{CopyBias, Engine, Exchange, GenerateRequest, OutputShape, Sampling, WarmPrefix};
 use crate::history::History;
 use crate::prompt::{self, SUMMARY_DOC_ID, TurnRef};
-use laika_shared::grounding::{self, PageIndex, Sentence, shorten};
+use laika_shared::grounding::{self, PageIndex, Sentence, Voice, shorten};
 use laika_shared::markdown::markdown_to_doc;
 use laika_shared::observation::Observation;
 use laika_shared::packet;
@@ -262,6 +262,9 @@ struct Writer<'a> {
     observation: &'a Observation,
     index: PageIndex,
     cited: Vec<Cited>,
+    /// The model's lines shown so far, each with its `[n]`: a later line saying the same is not
+    /// shown again.
+    said: Vec<String>,
 }
 
 impl Writer<'_> {
@@ -319,6 +322,7 @@ async fn summarize(job: &SummaryJob, input: &SummaryInput, deps: &SummaryDeps) -
         observation,
         index: PageIndex::with_title(&grounding::page_corpus(observation), &observation.title),
         cited: Vec::new(),
+        said: Vec::new(),
     };
     if let Some(note) = gate_note(observation) {
         add_notice(job, &note);
@@ -410,11 +414,8 @@ async fn summary(
             if gist.len() >= 2 || job.cancel.is_cancelled() {
                 break;
             }
-            for sentence in ask(writer, deps, &observation.title, &passages, question, 1, Asked::Summary).await? {
-                if !gist.iter().any(|g| same_claim(g, &sentence)) {
-                    gist.push(sentence);
-                }
-            }
+            // A sentence saying what the first did is refused as repeated.
+            gist.extend(ask(writer, deps, &observation.title, &passages, question, 1, Asked::Summary).await?);
         }
         // Asked only while no gist sentence has passed: the plain summary request over the key
         // points alone. Three or four sentences are what SmolLM2-135M restates without drifting
@@ -540,6 +541,9 @@ fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Ve
             order.push(*i);
         }
     }
+    // Laika's own line before a quotation: a first-person sentence is tried only after the
+    // others (stable, so each group keeps its order).
+    order.sort_by_key(|&i| grounding::voice(&sentences[i].text) == Voice::Author);
     order.truncate(SHORTEN_TRIES);
     order
 }
@@ -708,6 +712,12 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
+        // A shortening of a sentence its author wrote as "I" is shown as their words, quoted;
+        // everything else is Laika's own line.
+        let voice = match asked {
+            Asked::Shorter(source) => grounding::voice(source),
+            _ => Voice::Laika,
+        };
         // What the request asks of a sentence beyond the gate.
         let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match asked {
             // A summary line is read on its own: it must name what it is about.
@@ -748,8 +758,20 @@ async fn ask(
                 || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
             let verdict = writer
                 .index
-                .check_or_trim(&claim, complete)
-                .and_then(|(text, support)| fits_request(&writer.index, text, support));
+                .check_or_trim_as(&claim, complete, voice)
+                .and_then(|(text, support)| fits_request(&writer.index, text, support))
+                .and_then(|(text, support)| {
+                    // Its line as it would be shown (its `[n]` when its sentence is cited already).
+                    let line = match writer.cited.iter().position(|c| c.offset == support.sentence.offset) {
+                        Some(at) => format!("{text} [{}]", at + 1),
+                        None => text.clone(),
+                    };
+                    if writer.said.iter().any(|said| same_claim(said, &line)) {
+                        Err(grounding::Rejection::Repeated)
+                    } else {
+                        Ok((text, support))
+                    }
+                });
             if deps.debug.enabled() {
                 let mut event = json!({ "sentence": claim, "verdict": verdict.as_ref().map(|(shown, s)| json!({ "shown": shown, "support": s.support })).map_err(|r| r.clone()) });
                 // The page sentences the claim was aligned to are page text: logged only when
@@ -766,7 +788,12 @@ async fn ask(
             match verdict {
                 Ok((text, support)) if shown.len() < max_sentences => {
                     let n = writer.cite(&support.sentence);
-                    shown.push(format!("{} [{n}]", text.trim_end()));
+                    let text = match voice {
+                        Voice::Laika => text.trim_end().to_string(),
+                        Voice::Author => grounding::quote(&text),
+                    };
+                    shown.push(format!("{text} [{n}]"));
+                    writer.said.push(format!("{text} [{n}]"));
                 }
                 Ok(_) => {}
                 Err(_) => dropped += 1,
@@ -969,8 +996,8 @@ mod tests {
     use super::*;
     use crate::engine::scripted::Scripted;
 
-    const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week, the \
-        first otters on the river in forty years. Volunteers counted five otters along a two-mile stretch of the \
+    const PAGE: &str = "H1: Otters return to the river\n\nRiver otters were seen near the old mill last week by \
+        volunteers, the first otters on the river in forty years. Volunteers counted five otters along a two-mile stretch of the \
         river.\n\nH2: Why it matters\n\nOtters need clean water and plenty of fish to survive in a river. Local \
         groups have cleaned the river banks every spring since 2015, the trust said.";
 
@@ -1125,7 +1152,7 @@ mod tests {
             "Whales sing.",
             "Whales sing.",
             "Whales sing.",
-            "River otters were seen near the old mill last week, the first otters on the river in forty years.",
+            "River otters were seen near the old mill last week by volunteers, the first otters on the river in forty years.",
             "River otters were seen near the old mill last week.",
         ];
         let (state, prompts) = run_with(&replies, None);
@@ -1138,6 +1165,43 @@ mod tests {
         );
         assert_eq!(state.grounding.model_sentences_shown, 1);
         assert_eq!(prompts.len(), 8, "no further sentence is asked for once one is shown");
+    }
+
+    #[test]
+    fn a_model_line_saying_what_an_earlier_one_said_is_not_shown_again() {
+        // The second gist question is answered with the first answer in other words.
+        let replies = [
+            "Volunteers counted five otters along the river.",
+            "Five otters were counted by volunteers along the river.",
+            "Otters need clean water and plenty of fish to survive in a river.",
+        ];
+        let (state, prompts) = run_with(&replies, None);
+        let text = &state.text;
+        assert!(!text.contains("Five otters were counted"), "{text}");
+        // Refused, the repeat gets its stricter retry, whose answer says something new.
+        assert!(
+            text.contains("\nIn short: Volunteers counted five otters along the river. [2] Otters need clean water and plenty of fish to survive in a river. [3]\n"),
+            "{text}"
+        );
+        assert_eq!(prompts.len(), 3);
+        assert_eq!(state.grounding.model_sentences_shown, 2, "{text}");
+        assert_eq!(state.grounding.model_sentences_dropped, 1, "{:?}", state.grounding);
+    }
+
+    #[test]
+    fn a_first_person_key_point_said_in_fewer_words_is_quoted_as_its_authors() {
+        let post = "H1: NodeBB v4 RC1\n\nI'm happy to announce RC1 (that's Release Candidate 1!!) of NodeBB v4, and we've \
+            fixed many bugs since beta 4.\n\nThe release candidate is ready for testing on community forums.";
+        let replies =
+            ["Whales sing."; 6].into_iter().chain(["I'm happy to announce RC1 of NodeBB v4."]).collect::<Vec<_>>();
+        let (state, prompts) = run_on(post, &replies, None);
+        assert!(prompts[6].starts_with("I'm happy to announce RC1 (that's"), "{}", prompts[6]);
+        assert!(state.text.contains("\nIn short: “I'm happy to announce RC1 of NodeBB v4.” [1]\n"), "{}", state.text);
+        assert_eq!(state.grounding.model_sentences_shown, 1);
+        // A gist in the first person is still refused: Laika does not speak as the author.
+        let replies = ["I'm happy to announce RC1 of NodeBB v4."; 8];
+        let (state, _) = run_on(post, &replies, None);
+        assert!(!state.text.contains("In short: I'm"), "{}", state.text);
     }
 
     #[test]

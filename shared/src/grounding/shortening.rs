@@ -5,27 +5,55 @@
 //! shortening passes, whatever engine wrote it: the sentence's words in their order, only whole
 //! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
 
-use super::support::{Rejection, anchored, dangling, first_person, is_fragment, opens_clause_at_end};
+use super::support::{Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end};
 use super::text;
 use super::words::{
-    CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENING_ASIDE_OPENERS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS,
-    SHORTENING_KEPT_LY_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
-    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_RELATIVE_WORDS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
+    SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
+    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
+    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
 /// some ([`SHORTENABLE_MIN_CONTENT_WORDS`]), a statement whose shortening the gate could show (a
-/// question, an exclamation or a sentence in the first person stays one, shortened), and with at
-/// least one shorter form ([`shortenings`]). A sentence with none can only be shortened by
-/// dropping words from inside a clause, which is refused, so asking would spend a try that could
-/// go to the next key point.
+/// question or an exclamation stays one, shortened), and with a choice of shorter forms
+/// ([`shortenings`], at least [`SHORTENABLE_MIN_FORMS`]): a model decoded as the only form would
+/// choose nothing (and a sentence with none could only be shortened inside a clause, which is
+/// refused). A sentence in the first person is one: its shortening is shown as its author's
+/// words ([`voice`]).
 pub fn shortenable(sentence: &str) -> bool {
     let sentence = sentence.trim();
     !sentence.ends_with(['?', '!'])
-        && !first_person(sentence)
         && text::content_words(sentence).len() >= SHORTENABLE_MIN_CONTENT_WORDS
-        && !shortenings(sentence).is_empty()
+        && shortenings(sentence).len() >= SHORTENABLE_MIN_FORMS
+}
+
+/// Whose words a shortening of `source` is shown as: a sentence its author wrote in the first
+/// person ("I'm happy to announce RC1 of NodeBB v4.") stays theirs, in quotation marks
+/// ([`quote`]); Laika does not say "I" for them, and a forum post or a first-person article
+/// (three of the five English dev pages where no model sentence passed) is summed up in its
+/// author's own words. Any other sentence is shortened into Laika's own line.
+pub fn voice(source: &str) -> Voice {
+    if first_person(source) { Voice::Author } else { Voice::Laika }
+}
+
+/// A shortening shown in its author's voice: in quotation marks, the quotations it holds turned
+/// to single marks so that the outer ones close where it ends.
+pub fn quote(shortening: &str) -> String {
+    let mut inner = String::new();
+    let mut open = true;
+    for c in shortening.trim().chars() {
+        match c {
+            '“' => inner.push('‘'),
+            '”' => inner.push('’'),
+            '"' => {
+                inner.push(if open { '‘' } else { '’' });
+                open = !open;
+            }
+            c => inner.push(c),
+        }
+    }
+    format!("“{inner}”")
 }
 
 /// A stretch of a sentence's tokens (whitespace-separated, punctuation attached) that a
@@ -159,12 +187,15 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
         {
             push(i, last + 1, CutKind::CommaAside);
         }
-        // In brackets, something kept after it.
+        // In brackets, something kept after it; or ending the sentence, its tail.
         if tokens[i].starts_with('(')
-            && let Some(last) = (i..n - 1).find(|&k| tokens[k].contains(')'))
-            && tokens[last].ends_with(')')
+            && let Some(last) = (i..n).find(|&k| tokens[k].contains(')'))
         {
-            push(i, last + 1, CutKind::Aside);
+            if last + 1 < n && tokens[last].ends_with(')') {
+                push(i, last + 1, CutKind::Aside);
+            } else if last + 1 == n && tokens[last].trim_end_matches(['.', '!', '?']).ends_with(')') {
+                push(i, n, CutKind::Tail);
+            }
         }
         // Between two dashes.
         if dash(tokens[i])
@@ -501,9 +532,12 @@ mod tests {
         let list = "Bootcamps provide flexible learning, job guarantees, and career support, making tech education affordable.";
         assert_eq!(shortens("Bootcamps provide job guarantees and career support.", list), Ok(()));
         assert_eq!(Rejection::NotShorter.code(), "not_shorter");
-        assert!(shortenable(source));
+        assert!(shortenable(
+            "River otters, which had been gone for decades, were spotted near the old mill last week, the first on the river in forty years."
+        ));
         for not in [
-            "I saw river otters near the old mill last week, the first in forty years.",
+            // One shorter form only: the model would have nothing to choose.
+            source,
             "Otters are back on the river after forty years!",
             "Otters are back.",
             // Nothing in it is set off: every shorter form drops words from inside a clause.
@@ -513,9 +547,8 @@ mod tests {
         }
         // An adverb alone leaves too much of it to be shorter; with an aside it may go.
         assert!(!shortenable("River otters quietly returned to the old mill on the river after forty years."));
-        assert!(shortenable(
-            "The otters, quietly and slowly, returned to the old mill on the river after forty years."
-        ));
+        let aside = "The otters, quietly and slowly, returned to the old mill on the river after forty years.";
+        assert_eq!(shortenings(aside), ["The otters returned to the old mill on the river after forty years."]);
     }
 
     #[test]
@@ -582,5 +615,33 @@ mod tests {
         assert!(!forms.iter().any(|f| f.ends_with("the old bridge.")), "{forms:#?}");
         // Nothing set off: every shorter form would cut inside a clause.
         assert!(shortenings("River otters returned to the old mill on the river after forty years.").is_empty());
+        // A bracket ending the sentence is a tail.
+        let festival = "The festival, held every June, draws crowds from across the region (about 40,000 last year).";
+        has(&shortenings(festival), "The festival, held every June, draws crowds from across the region.");
+        has(&shortenings(festival), "The festival draws crowds from across the region.");
+    }
+
+    #[test]
+    fn a_model_is_asked_to_shorten_only_where_it_has_a_choice() {
+        // Two forms: the model chooses.
+        assert!(shortenable(
+            "The festival, held every June, draws crowds from across the region (about 40,000 last year)."
+        ));
+        // One form only: decoded as it, the shortening would be the rule's, not the model's.
+        let one = "Volunteers counted five otters along the river, according to the trust.";
+        assert_eq!(shortenings(one).len(), 1, "{:#?}", shortenings(one));
+        assert!(!shortenable(one));
+        assert!(!shortenable("Did the otters return to the river after forty years, as hoped?"));
+    }
+
+    #[test]
+    fn a_first_person_sentence_is_shortened_into_its_authors_quoted_words() {
+        let post = "I'm happy to announce RC1 (that's Release Candidate 1!!) of NodeBB v4, and we've fixed many bugs since beta 4.";
+        assert_eq!(voice(post), Voice::Author);
+        assert_eq!(voice("NodeBB v4 fixes many bugs found since beta 4."), Voice::Laika);
+        assert!(shortenable(post));
+        assert!(shortenings(post).contains(&"I'm happy to announce RC1 of NodeBB v4.".to_string()));
+        assert_eq!(quote("I'm happy to announce RC1 of NodeBB v4."), "“I'm happy to announce RC1 of NodeBB v4.”");
+        assert_eq!(quote("I call it \"the plan\" and “my map”."), "“I call it ‘the plan’ and ‘my map’.”");
     }
 }

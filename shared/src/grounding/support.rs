@@ -12,9 +12,10 @@ use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS, ECHO_PHRASES,
-    FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_SUBJECTS,
-    META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
-    SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, UNANCHORED_OPENERS,
+    FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_COPULAS,
+    META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN,
+    QUESTION_OPENERS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES,
+    UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -89,6 +90,9 @@ pub enum Rejection {
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
+    /// The same claim as a model line already shown (a part line saying what the gist said):
+    /// true, but nothing new for the reader.
+    Repeated,
     /// Asked to say a sentence in fewer words, it kept nearly all of them: the key point again,
     /// not a gist.
     NotShorter,
@@ -121,11 +125,23 @@ impl Rejection {
             Rejection::NovelWord { .. } => "novel_word",
             Rejection::Recombined { .. } => "recombined",
             Rejection::Unanchored => "unanchored",
+            Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
             Rejection::Rewritten => "rewritten",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
+}
+
+/// Whose words a checked sentence is shown as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Voice {
+    /// Laika's own line (a gist, an answer, a part line): it may not speak as the page's author
+    /// ("I", "we"), which a reader would take for Laika's own experience.
+    Laika,
+    /// The page author's own words, shortened ([`super::shortens`]) and shown in quotation marks
+    /// ([`super::quote`]): their "I" is theirs, and the marks say so.
+    Author,
 }
 
 /// A released sentence's evidence.
@@ -195,8 +211,14 @@ impl PageIndex {
         self.lower.contains(phrase)
     }
 
-    /// The gate: evidence for `claim`, or why it may not be shown.
+    /// The gate: evidence for `claim`, shown as Laika's own line, or why it may not be shown.
     pub fn check(&self, claim: &str) -> Result<Support, Rejection> {
+        self.check_as(claim, Voice::Laika)
+    }
+
+    /// The gate for a sentence shown in `voice`: only Laika's own lines are refused for speaking
+    /// in the first person.
+    pub fn check_as(&self, claim: &str, voice: Voice) -> Result<Support, Rejection> {
         let claim = claim.trim();
         if claim.chars().count() > MAX_SENTENCE_CHARS {
             return Err(Rejection::RunOn);
@@ -228,7 +250,7 @@ impl PageIndex {
         if is_fragment(claim) {
             return Err(Rejection::Fragment);
         }
-        if first_person(claim) {
+        if voice == Voice::Laika && first_person(claim) {
             return Err(Rejection::FirstPerson);
         }
         for number in text::numbers(claim) {
@@ -383,7 +405,12 @@ impl PageIndex {
     /// `complete` says whether the sentence ended on its own; one the length limit cut is never
     /// shown whole, only a head of it.
     pub fn check_or_trim(&self, claim: &str, complete: bool) -> Result<(String, Support), Rejection> {
-        let rejection = match self.check(claim) {
+        self.check_or_trim_as(claim, complete, Voice::Laika)
+    }
+
+    /// [`PageIndex::check_or_trim`] for a sentence shown in `voice`.
+    pub fn check_or_trim_as(&self, claim: &str, complete: bool, voice: Voice) -> Result<(String, Support), Rejection> {
+        let rejection = match self.check_as(claim, voice) {
             Ok(support) if complete => return Ok((claim.to_string(), support)),
             Ok(_) => Rejection::Unsupported { support: 0.0, page_support: 0.0 },
             Err(rejection) => rejection,
@@ -398,7 +425,7 @@ impl PageIndex {
             // A head ending on an abbreviation's point ("in the U.S.") has its full stop already.
             let stop = if head.ends_with('.') { "" } else { "." };
             let head = clean_claim(&format!("{head}{stop}"));
-            if let Ok(support) = self.check(&head) {
+            if let Ok(support) = self.check_as(&head, voice) {
                 return Ok((head, support));
             }
         }
@@ -551,6 +578,13 @@ pub fn clean_claim(sentence: &str) -> String {
 fn meta_opener(lower: &str) -> Option<usize> {
     META_OPENER_SUBJECTS.iter().find_map(|subject| {
         let rest = lower.strip_prefix(subject)?.strip_prefix(' ')?;
+        // "The text is a guide to …": the subject and "is" go, "a guide to …" stays.
+        if !["this", "it"].contains(subject)
+            && META_OPENER_COPULAS.iter().any(|c| rest.starts_with(c))
+            && !META_OPENER_VERBS.iter().any(|v| rest.starts_with(&format!("{v} ")))
+        {
+            return Some(subject.len() + " is".len() + 1);
+        }
         let verb = META_OPENER_VERBS
             .iter()
             .find(|v| rest.strip_prefix(**v).is_some_and(|after| after.starts_with(' ') || after.is_empty()))?;
@@ -778,6 +812,12 @@ mod tests {
         assert_eq!(clean_claim("This post describes the otters."), "The otters.");
         assert_eq!(clean_claim("This is a summary of the otters' return."), "The otters' return.");
         assert_eq!(clean_claim("The text provides evidence that otters need clean water."), "Otters need clean water.");
+        // A sentence saying what kind of page it is: the subject and "is" go, the article stays.
+        assert_eq!(clean_claim("The text is a script to join files in Linux."), "A script to join files in Linux.");
+        assert_eq!(clean_claim("This text is an in-depth guide to otters."), "An in-depth guide to otters.");
+        assert_eq!(clean_claim("The text is an example of a guide to otters."), "A guide to otters.");
+        assert_eq!(clean_claim("This is a quick review of otter parks."), "This is a quick review of otter parks.");
+        assert_eq!(clean_claim("The text is not a guide."), "The text is not a guide.");
         // Never down to nothing, and not a sentence that only starts like one.
         assert_eq!(clean_claim("This is about."), "This is about.");
         assert_eq!(clean_claim("It stated the obvious."), "It stated the obvious.");

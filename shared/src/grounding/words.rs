@@ -383,6 +383,7 @@ pub const META_OPENER_SUBJECTS: &[&str] = &[
 /// discussing how building companies …", "The text says, …", "This text describes …"; "This is a
 /// summary of the coding bootcamp industry's growth …", "The text provides evidence that …").
 pub const META_OPENER_VERBS: &[&str] = &[
+    "is an example of",
     "provides a summary and analysis of",
     "provides a summary of",
     "provides an analysis of",
@@ -424,6 +425,15 @@ pub const META_OPENER_VERBS: &[&str] = &[
     "says,",
     "says",
 ];
+
+/// What a small model calls the text before it says what kind of page it is: after a subject of
+/// [`META_OPENER_SUBJECTS`] naming the text itself (not the bare "this" or "it", whose "This is a
+/// quick review of …" reads well as it is), the subject and "is" go and the article stays: "The
+/// text is a script to join files and devices in Linux." says the page is "A script to join files
+/// and devices in Linux." The rest passes the gate as any sentence does ("The text is a recipe
+/// for a dish" on a forum about pans does not). From SmolLM2-135M's gists on the dev pages (8 of
+/// the 40 pages at 22d42a4 had one, refused whole for "the text").
+pub const META_OPENER_COPULAS: &[&str] = &["is a ", "is an "];
 
 /// Where a model sentence may be cut when its tail is not supported: clause boundaries after
 /// which a small model most often drifts into embellishment ("… – renting a car versus joining
@@ -931,6 +941,12 @@ pub const SHORTENING_MAX_FORMS: usize = 48;
 /// checking every choice of three of them took 82 s in a debug build. Twelve pieces make at most
 /// 298 sets of one to three ([`SHORTENING_MAX_CUTS`]).
 pub const SHORTENING_MAX_CANDIDATE_CUTS: usize = 6;
+
+/// A page sentence is asked to be shortened only when it has at least this many shorter forms:
+/// decoded as the only one, the shortening is the rule's and not the model's, and shown as the
+/// model's sentence it would be counted as one (10 of the 16 dev pages whose gist was a
+/// shortening, at 22d42a4, had a single form: the model chose nothing).
+pub const SHORTENABLE_MIN_FORMS: usize = 2;
 
 /// A page sentence with fewer content words than this is not asked to be shortened: what is left
 /// after dropping one is the sentence again, not a gist.
