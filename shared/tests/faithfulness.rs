@@ -54,6 +54,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
     ),
     ("wcxb-0588", "Full-grain, sustainably sourced, and patina-free.", "the leather develops a patina"),
     (
+        "wcxb-0588",
+        "Free Screen Protector with Full-grain leather.",
+        "the free screen protector comes with a case; the case is of leather",
+    ),
+    (
         "wcxb-3036",
         "Sociallyin is a social-innovative agency specializing in creative strategy and content production.",
         "the page says social-first",

@@ -14,8 +14,8 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS, ECHO_PHRASES,
     FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_COPULAS,
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN,
-    QUESTION_OPENERS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES,
-    UNANCHORED_OPENERS,
+    QUESTION_OPENERS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -316,7 +316,7 @@ impl PageIndex {
                 if let Some(word) = alignment.missing.first() {
                     return Err(Rejection::NovelWord { word: word.clone() });
                 }
-                if !alignment.restates(self.sentences.len()) {
+                if !alignment.restates(self.sentences.len()) || self.joined_by_relation(claim, &alignment) {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
                 }
                 // Its citation: the page sentence holding most of it (the title is no citation).
@@ -325,6 +325,44 @@ impl PageIndex {
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
         }
+    }
+
+    /// Whether a short line ([`SHORT_LINE_CONTENT_WORDS`] content words at most: noun phrases, whose
+    /// claim is the relation between them) joins runs of two words or more (a lone word is a
+    /// place or detail: "five otters on the river") from two page sentences at a word of relation
+    /// ([`RUN_RELATION_WORDS`]) neither sentence uses: "Free Screen Protector with Full-grain
+    /// leather." joins "Get a Free Screen Protector" to "Full-grain, sustainably sourced leather"
+    /// (the case's) by a "with" the page never says. Each run is the page's; the relation would be
+    /// the model's. ("Cost is not a concern for most college students." takes "for" from "Cost
+    /// isn't a concern for most students.")
+    fn joined_by_relation(&self, claim: &str, alignment: &align::Alignment) -> bool {
+        if text::content_words(claim).len() > SHORT_LINE_CONTENT_WORDS {
+            return false;
+        }
+        // The claim's words, each with how many content words came before it.
+        let mut seen = 0;
+        let words: Vec<(String, usize)> = text::words(claim)
+            .map(|w| {
+                let before = seen;
+                seen += text::content_words(w).len();
+                (w.to_lowercase(), before)
+            })
+            .collect();
+        // (The title is kept as content words only: it lends no word of relation.)
+        let sentence_words = |i: usize| -> Vec<String> {
+            self.sentences.get(i).map_or(Vec::new(), |s| text::words(&s.text).map(str::to_lowercase).collect())
+        };
+        let mut start = 0;
+        alignment.runs.windows(2).any(|pair| {
+            start += pair[0].words;
+            let (a, b) = (sentence_words(pair[0].sentence), sentence_words(pair[1].sentence));
+            // The words after one run's last content word and before the next run's first.
+            pair[0].sentence != pair[1].sentence
+                && pair.iter().all(|run| run.words >= 2)
+                && words.iter().any(|(w, before)| {
+                    *before == start && RUN_RELATION_WORDS.contains(&w.as_str()) && !a.contains(w) && !b.contains(w)
+                })
+        })
     }
 
     /// How `claim`'s content words line up with the page's sentences (and the title, the last
@@ -705,6 +743,20 @@ mod tests {
         );
         // The page's own "isn't" and "most" are there to be restated.
         assert!(page.check("Cost is not a concern for most college students.").is_ok());
+    }
+
+    #[test]
+    fn a_short_line_may_not_relate_two_sentences_by_a_word_neither_uses() {
+        let page = PageIndex::new(
+            "Buy a case, get a free screen protector. The case is made of full-grain, sustainably sourced leather.",
+        );
+        assert_eq!(
+            page.check("A free screen protector with full-grain leather."),
+            Err(Rejection::Recombined { runs: 2 })
+        );
+        // The page's own relation, or a longer line whose runs a verb joins, may stand.
+        assert!(page.check("The case is made of full-grain leather.").is_ok());
+        assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
     }
 
     #[test]

@@ -730,6 +730,14 @@ pub const JOINED_CLAUSES: &[&str] = &[", and ", "; ", ", but ", ", while ", ", s
 /// claims each setting released.
 pub const ALIGN_MAX_RUNS: usize = 3;
 
+/// Words that state a relation between what stands before and after them. Where a claim's run
+/// from one page sentence meets a run from another at one of these, the relation is the model's,
+/// not the page's: "Free Screen Protector with Full-grain leather." (SmolLM2-135M on wcxb-0588,
+/// the protector free with a case, the case of leather). Joined by "and", a comma or a verb
+/// of the page's, runs only add up facts the page states. English prepositions of relation.
+pub const RUN_RELATION_WORDS: &[&str] =
+    &["with", "of", "for", "from", "by", "in", "on", "at", "into", "about", "without", "under", "over", "to"];
+
 /// At most this many of a claim's runs may be a lone word: each such word is plucked from
 /// another sentence, how a small model turns "you shouldn't use metal utensils" into "the need
 /// to use metal utensils" (wcxb-0563) or invents "a guide on how to sign up for free tutors"
