@@ -462,6 +462,17 @@ pub const CLAUSE_BREAKS: &[&str] = &[
     " to help ",
     ", with ",
     " with ",
+    // A second verb of the same subject: what comes before is a clause of its own ("Hori Parata
+    // has overseen over 500 whale strandings around New Zealand[ and has now overseen more than
+    // seven decades of …]", SmolLM2's answer on readability's guardian-1; "Parata has now
+    // overseen more than 500 strandings[ and is renowned …]").
+    " and is ",
+    " and was ",
+    " and has ",
+    " and have ",
+    " and are ",
+    " and will ",
+    " and can ",
 ];
 
 /// Words that turn what a sentence claims around without being content words: negation and
