@@ -54,6 +54,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
     ),
     ("wcxb-0588", "Full-grain, sustainably sourced, and patina-free.", "the leather develops a patina"),
     (
+        "wcxb-0370",
+        "In his five-year career, Manpreet has worked both at a carrier and an insurance firm, now at Aon Consulting.",
+        "he worked at a carrier and a consulting firm: a carrier is the insurer",
+    ),
+    (
         "wcxb-0588",
         "Free Screen Protector with Full-grain leather.",
         "the free screen protector comes with a case; the case is of leather",

@@ -15,7 +15,7 @@ use super::words::{
     FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_COPULAS,
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN,
     QUESTION_OPENERS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, UNANCHORED_OPENERS,
+    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -316,7 +316,10 @@ impl PageIndex {
                 if let Some(word) = alignment.missing.first() {
                     return Err(Rejection::NovelWord { word: word.clone() });
                 }
-                if !alignment.restates(self.sentences.len()) || self.joined_by_relation(claim, &alignment) {
+                if !alignment.restates(self.sentences.len())
+                    || self.joined_by_relation(claim, &alignment)
+                    || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
+                {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
                 }
                 // Its citation: the page sentence holding most of it (the title is no citation).
@@ -325,6 +328,31 @@ impl PageIndex {
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
         }
+    }
+
+    /// Whether the claim moves a word of its main page sentence out of its place and puts a word
+    /// the sentence does not have there: it follows the sentence on both sides of that word, and
+    /// the sentence's own word between them stands elsewhere in the claim. "Manpreet has worked
+    /// both at a carrier and an insurance firm, now at Aon Consulting" where the page sentence
+    /// has "at both a carrier and a consulting firm, … now at Aon" (wcxb-0370's gist, which the
+    /// runs alone let through, "insurance firm" taken from another sentence). A word swapped for
+    /// one of like meaning and not moved ("biggest frustration" for "greatest frustration",
+    /// bbc-1) is the model's paraphrase, and stands. The sentence's words around the swap are at
+    /// most [`SWAP_REACH`] apart.
+    fn swaps_a_word(&self, claim_words: &[String], main: usize) -> bool {
+        let Some(sentence) = self.sequences.get(main).filter(|_| main < self.sentences.len()) else { return false };
+        claim_words.windows(3).any(|w| {
+            !sentence.contains(&w[1])
+                && sentence.iter().enumerate().any(|(i, word)| {
+                    let between = |k: usize| &sentence[i + 1..i + 1 + k];
+                    *word == w[0]
+                        && sentence[i + 1..]
+                            .iter()
+                            .take(SWAP_REACH)
+                            .position(|next| *next == w[2])
+                            .is_some_and(|k| between(k).iter().any(|moved| claim_words.contains(moved)))
+                })
+        })
     }
 
     /// Whether a short line ([`SHORT_LINE_CONTENT_WORDS`] content words at most: noun phrases, whose
@@ -743,6 +771,20 @@ mod tests {
         );
         // The page's own "isn't" and "most" are there to be restated.
         assert!(page.check("Cost is not a concern for most college students.").is_ok());
+    }
+
+    #[test]
+    fn a_word_of_the_sentence_moved_away_and_replaced_is_refused() {
+        let page = PageIndex::new(
+            "Mann has worked at both a carrier and a consulting firm, first at Hanover and now at Aon. \
+             Many candidates ask whether an insurance firm or a consulting firm suits them. At Aon \
+             Consulting, Mann works in reserving.",
+        );
+        assert!(matches!(
+            page.check("Mann has worked at both a carrier and an insurance firm, now at Aon consulting."),
+            Err(Rejection::Recombined { .. })
+        ));
+        assert!(page.check("Mann has worked at both a carrier and a consulting firm, now at Aon.").is_ok());
     }
 
     #[test]

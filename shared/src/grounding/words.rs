@@ -741,6 +741,13 @@ pub const JOINED_CLAUSES: &[&str] = &[", and ", "; ", ", but ", ", while ", ", s
 /// claims each setting released.
 pub const ALIGN_MAX_RUNS: usize = 3;
 
+/// A claim word the page sentence lacks, between two of its words at most this many content
+/// words apart there, whose own word between them the claim moved elsewhere, is a word swapped
+/// (`PageIndex::swaps_a_word`): wcxb-0370's "a carrier and an insurance firm, now at Aon
+/// Consulting" for "a carrier and a consulting firm, … now at Aon" (two apart). Farther apart,
+/// the claim has left a stretch out, which the runs already bound.
+pub const SWAP_REACH: usize = 3;
+
 /// Words that state a relation between what stands before and after them. Where a claim's run
 /// from one page sentence meets a run from another at one of these, the relation is the model's,
 /// not the page's: "Free Screen Protector with Full-grain leather." (SmolLM2-135M on wcxb-0588,
