@@ -54,6 +54,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
     ),
     ("wcxb-0588", "Full-grain, sustainably sourced, and patina-free.", "the leather develops a patina"),
     (
+        "wcxb-0167",
+        "The Google Cloud content is perfect for scoring tech scholarships and is also available for women in tech and military veterans.",
+        "the scholarship programs are for women in tech and veterans, not the Google Cloud content",
+    ),
+    (
         "wcxb-0370",
         "In his five-year career, Manpreet has worked both at a carrier and an insurance firm, now at Aon Consulting.",
         "he worked at a carrier and a consulting firm: a carrier is the insurer",

@@ -57,6 +57,24 @@ impl Alignment {
             && self.runs.iter().filter(|r| r.words == 1).count() <= ALIGN_MAX_SINGLE_RUNS
             && self.runs.iter().any(|r| r.sentence < body && r.words >= 2)
             && !self.revisits()
+            && !self.bridges()
+    }
+
+    /// Whether a lone word joins runs from two other page sentences: the relation between two
+    /// facts is then that one word, the model's. "The Google Cloud content is perfect for scoring
+    /// tech scholarships and is also [available] for women in tech and military veterans"
+    /// (wcxb-0167's part line, shown before this): the page's programs for women in tech and
+    /// veterans are its scholarships', not the Google Cloud content's. A lone word inside one
+    /// sentence's words ("slow to address") or at a claim's end ("along the river") may stand.
+    pub fn bridges(&self) -> bool {
+        self.runs.windows(3).any(|w| {
+            w[1].words == 1
+                && w[0].words >= 2
+                && w[2].words >= 2
+                && w[0].sentence != w[2].sentence
+                && w[1].sentence != w[0].sentence
+                && w[1].sentence != w[2].sentence
+        })
     }
 
     /// Whether a later run goes back into a sentence an earlier run came from, either before
@@ -179,6 +197,24 @@ mod tests {
         let page = ["Homeowners rarely offer their builder a drink."];
         assert_eq!(check("Homeowners rarely offer a drink to their builder.", &page).runs.len(), 1);
         assert!(check("Builders rarely offer their homeowner a drink.", &page).runs.len() > 1);
+    }
+
+    #[test]
+    fn a_lone_word_bridging_two_sentences_does_not_restate() {
+        let page = [
+            "The new course is perfect for scoring tech scholarships.",
+            "Its programs are available online.",
+            "They have scholarships for women in tech and military veterans.",
+        ];
+        let a = check(
+            "The new course is perfect for scoring tech scholarships and is available for military veterans.",
+            &page,
+        );
+        assert!(a.bridges(), "{a:?}");
+        assert!(!a.restates(usize::MAX), "{a:?}");
+        // A lone word inside one sentence's words, or at the end, bridges nothing.
+        let a = check("The new course is perfect for scoring tech scholarships online.", &page);
+        assert!(!a.bridges(), "{a:?}");
     }
 
     #[test]
