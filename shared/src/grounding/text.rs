@@ -4,7 +4,8 @@
 use std::collections::HashSet;
 
 use super::words::{
-    ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS, STOPWORDS,
+    ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS,
+    SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -49,7 +50,11 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
         let bytes = body.as_bytes();
         for i in 0..bytes.len() {
             let end_mark = matches!(bytes[i], b'.' | b'!' | b'?');
-            if end_mark && i + 2 < bytes.len() && bytes[i + 1] == b' ' && !is_abbreviation(&body[start..i]) {
+            if end_mark
+                && i + 2 < bytes.len()
+                && bytes[i + 1] == b' '
+                && (!is_abbreviation(&body[start..i]) || initial_ends_sentence(&body[start..i], &body[i + 2..]))
+            {
                 let next = body[i + 2..].chars().next().unwrap_or(' ');
                 if next.is_uppercase() || next.is_ascii_digit() || next == '"' || next == '“' {
                     push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
@@ -75,6 +80,18 @@ fn glued_sentence(bytes: &[u8], i: usize) -> bool {
         && bytes[i - 3..i].iter().all(u8::is_ascii_lowercase)
         && bytes.get(i + 1).is_some_and(u8::is_ascii_uppercase)
         && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase)
+}
+
+/// Whether a full stop after an initial or initialism ("X.", "U.S.") ends the sentence all the
+/// same: the next word is one that opens a sentence and never follows an initial in a name
+/// ([`SENTENCE_OPENING_WORDS`]): "… across Meta and X. They combine …" (wcxb-3036, whose two
+/// sentences were shown as one gist), "… in the U.S. The study …"; "John F. Kennedy" stays one.
+fn initial_ends_sentence(before: &str, after: &str) -> bool {
+    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let next = after.split(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    last.chars().next().is_some_and(char::is_uppercase)
+        && last.chars().all(|c| c == '.' || c.is_uppercase())
+        && SENTENCE_OPENING_WORDS.contains(&next)
 }
 
 /// Whether the text before a full stop ends in an abbreviation that does not end a sentence
@@ -346,6 +363,18 @@ mod tests {
         assert_eq!(all[1].text, "Dr. Smith saw otters at 5 p.m. near the mill.");
         assert_eq!(&text[all[2].offset..all[2].offset + 9], "They dove");
         assert_eq!(all[3].text, "U.S. rules apply.");
+        // After an initial or initialism, a word that opens sentences opens one.
+        let split = |t: &str| sentences(t).into_iter().map(|s| s.text).collect::<Vec<_>>();
+        assert_eq!(
+            split("Ads run across Meta and X. They combine video with paid strategy."),
+            ["Ads run across Meta and X.", "They combine video with paid strategy."]
+        );
+        assert_eq!(
+            split("Prices rose in the U.S. The study found more."),
+            ["Prices rose in the U.S.", "The study found more."]
+        );
+        assert_eq!(split("John F. Kennedy was president."), ["John F. Kennedy was president."]);
+        assert_eq!(split("J. A. Smith wrote it."), ["J. A. Smith wrote it."]);
         let glued = sentences("It helps anxiety disorders.Several studies agree. Node.js and Booking.com stay whole.");
         assert_eq!(
             glued.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),

@@ -748,6 +748,15 @@ pub const ALIGN_MAX_RUNS: usize = 3;
 /// the claim has left a stretch out, which the runs already bound.
 pub const SWAP_REACH: usize = 3;
 
+/// Words that open a sentence and never follow an initial inside a name: after "X." or "U.S."
+/// one of them starts a new sentence (`text::sentences`). Pronouns, articles and demonstratives,
+/// capitalised as a sentence's first word is; not "A" or "I", which are initials too ("J. A.
+/// Smith"). From wcxb-3036's "… across Meta and X. They combine …", which was one sentence.
+pub const SENTENCE_OPENING_WORDS: &[&str] = &[
+    "The", "This", "That", "These", "Those", "They", "It", "Its", "He", "She", "We", "Our", "You", "Your", "Their",
+    "There", "An", "In", "But", "And", "So", "If", "When",
+];
+
 /// Words that state a relation between what stands before and after them. Where a claim's run
 /// from one page sentence meets a run from another at one of these, the relation is the model's,
 /// not the page's: "Free Screen Protector with Full-grain leather." (SmolLM2-135M on wcxb-0588,
