@@ -268,10 +268,15 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// The citation number a page sentence has already, if it is cited.
+    fn citation(&self, sentence: &Sentence) -> Option<usize> {
+        self.cited.iter().position(|c| c.offset == sentence.offset).map(|at| at + 1)
+    }
+
     /// The citation number of a page sentence (a sentence cited twice keeps its number).
     fn cite(&mut self, sentence: &Sentence) -> usize {
-        if let Some(at) = self.cited.iter().position(|c| c.offset == sentence.offset) {
-            return at + 1;
+        if let Some(n) = self.citation(sentence) {
+            return n;
         }
         let quote = shorten(&sentence.text, QUOTE_CHARS);
         let handle_id = grounding::handle_for(&quote, self.observation);
@@ -430,14 +435,14 @@ async fn summary(
         // until one is (ranked again only when the page gets that far).
         let shortenings =
             if gist.is_empty() { shortening_order(&sentences, &points, &observation.title) } else { vec![] };
-        for i in shortenings {
+        for (i, forms) in shortenings {
             if !gist.is_empty() || job.cancel.is_cancelled() {
                 break;
             }
             let source = sentences[i].text.as_str();
             let read = [source.to_string()];
-            gist = ask(writer, deps, &observation.title, &read, prompt::SHORTEN_QUESTION, 1, Asked::Shorter(source))
-                .await?;
+            let asked = Asked::Shorter { source, forms: &forms };
+            gist = ask(writer, deps, &observation.title, &read, prompt::SHORTEN_QUESTION, 1, asked).await?;
         }
         if !gist.is_empty() {
             job.append(&format!("\nIn short: {}\n", gist.join(" ")));
@@ -532,18 +537,21 @@ fn same_claim(a: &str, b: &str) -> bool {
 /// first, then the other points shown, in page order; only those a shortening of which the gate
 /// could show ([`grounding::shortenable`]), at most [`SHORTEN_TRIES`]. Only key points: a shorter
 /// sentence from further down the ranking is no gist ("In short: If you have any questions,
-/// please call that out for support." on a dev forum page, when the ten best were tried).
-fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<usize> {
+/// please call that out for support." on a dev forum page, when the ten best were tried). Each
+/// comes with the shorter forms the model is to choose among.
+fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<(usize, Vec<String>)> {
     let central = grounding::key_points(sentences, title, 1);
-    let mut order: Vec<usize> = Vec::new();
-    for i in central.iter().chain(points) {
-        if !order.contains(i) && grounding::shortenable(&sentences[*i].text) {
-            order.push(*i);
+    let mut order: Vec<(usize, Vec<String>)> = Vec::new();
+    for &i in central.iter().chain(points) {
+        if !order.iter().any(|(o, _)| *o == i)
+            && let Some(forms) = grounding::shortening_choice(&sentences[i].text)
+        {
+            order.push((i, forms));
         }
     }
     // Laika's own line before a quotation: a first-person sentence is tried only after the
     // others (stable, so each group keeps its order).
-    order.sort_by_key(|&i| grounding::voice(&sentences[i].text) == Voice::Author);
+    order.sort_by_key(|(i, _)| grounding::voice(&sentences[*i].text) == Voice::Author);
     order.truncate(SHORTEN_TRIES);
     order
 }
@@ -697,7 +705,7 @@ async fn ask(
         // A shortening is one of its sentence's shorter forms.
         let shape = match asked {
             _ if !deps.constrain => OutputShape::Markdown,
-            Asked::Shorter(source) => OutputShape::OneOf(grounding::shortenings(source)),
+            Asked::Shorter { forms, .. } => OutputShape::OneOf(forms.to_vec()),
             _ => OutputShape::Sentences { max_chars: SENTENCE_CHARS },
         };
         let generate = GenerateRequest {
@@ -715,7 +723,7 @@ async fn ask(
         // A shortening of a sentence its author wrote as "I" is shown as their words, quoted;
         // everything else is Laika's own line.
         let voice = match asked {
-            Asked::Shorter(source) => grounding::voice(source),
+            Asked::Shorter { source, .. } => grounding::voice(source),
             _ => Voice::Laika,
         };
         // What the request asks of a sentence beyond the gate.
@@ -730,7 +738,7 @@ async fn ask(
                 Some(head) => index.check(&head).map(|support| (head, support)),
             },
             // A shortening is a summary line that says its sentence in fewer words.
-            Asked::Shorter(source) => {
+            Asked::Shorter { source, .. } => {
                 grounding::anchored(&text).and_then(|()| grounding::shortens(&text, source)).map(|()| (text, support))
             }
         };
@@ -750,7 +758,7 @@ async fn ask(
         let mut dropped = 0;
         // A shortening is its first sentence: what a small model writes after it is drift (a
         // second try at the same sentence, with other words).
-        let read = if matches!(asked, Asked::Shorter(_)) { 1 } else { max_sentences + 2 };
+        let read = if matches!(asked, Asked::Shorter { .. }) { 1 } else { max_sentences + 2 };
         for (i, sentence) in sentences.iter().enumerate().take(read) {
             let claim = grounding::clean_claim(&sentence.text);
             // The last sentence is complete only when it ended on its own, with a full stop.
@@ -762,8 +770,8 @@ async fn ask(
                 .and_then(|(text, support)| fits_request(&writer.index, text, support))
                 .and_then(|(text, support)| {
                     // Its line as it would be shown (its `[n]` when its sentence is cited already).
-                    let line = match writer.cited.iter().position(|c| c.offset == support.sentence.offset) {
-                        Some(at) => format!("{text} [{}]", at + 1),
+                    let line = match writer.citation(&support.sentence) {
+                        Some(n) => format!("{text} [{n}]"),
                         None => text.clone(),
                     };
                     if writer.said.iter().any(|said| same_claim(said, &line)) {
@@ -792,8 +800,9 @@ async fn ask(
                         Voice::Laika => text.trim_end().to_string(),
                         Voice::Author => grounding::quote(&text),
                     };
-                    shown.push(format!("{text} [{n}]"));
-                    writer.said.push(format!("{text} [{n}]"));
+                    let line = format!("{text} [{n}]");
+                    writer.said.push(line.clone());
+                    shown.push(line);
                 }
                 Ok(_) => {}
                 Err(_) => dropped += 1,
@@ -825,9 +834,9 @@ enum Asked<'a> {
     /// An answer to a question with these content words: a sentence sharing none of them is
     /// true of the page, but no answer to what was asked.
     Answer(&'a std::collections::HashSet<String>),
-    /// This page sentence in fewer words: one that keeps nearly all of them is the key point
-    /// again, not a gist.
-    Shorter(&'a str),
+    /// This page sentence (`source`) in fewer words, as one of its shorter `forms`: one that
+    /// keeps nearly all of them is the key point again, not a gist.
+    Shorter { source: &'a str, forms: &'a [String] },
 }
 
 /// The system prompt, worked examples and user turn of one model question: plain text for a
@@ -841,7 +850,7 @@ fn render(
     asked: Asked<'_>,
 ) -> (&'static str, &'static [Exchange], String) {
     if small {
-        if let Asked::Shorter(source) = asked {
+        if let Asked::Shorter { source, .. } = asked {
             return (prompt::SHORTEN_SYSTEM, prompt::SHORTEN_EXAMPLES, source.trim().to_string());
         }
         return (prompt::PLAIN_SYSTEM, &[], prompt::plain_prompt(title, passages, instruction));
@@ -1114,7 +1123,7 @@ mod tests {
         let tries = order.len();
         // Only key points with a piece to let go (on this page, a comma) are offered.
         assert!((1..=SHORTEN_TRIES).contains(&tries), "{order:?}");
-        assert!(order.iter().all(|&i| sentences[i].text.contains(',')), "{order:?}");
+        assert!(order.iter().all(|(i, _)| sentences[*i].text.contains(',')), "{order:?}");
         assert_eq!(
             prompts.len(),
             6 + 2 * tries,
@@ -1125,7 +1134,7 @@ mod tests {
         let central = &sentences[grounding::key_points(&sentences, "Otters return to the river", 1)[0]].text;
         assert_eq!(&prompts[6], central);
         for (k, shortening) in prompts[6..].iter().enumerate() {
-            assert_eq!(shortening, &sentences[order[k / 2]].text);
+            assert_eq!(shortening, &sentences[order[k / 2].0].text);
         }
         assert!(!state.text.contains("In short"), "{}", state.text);
         for word in ["Whales", "12", "ailored", "youtube", "John", "user", "NASA", "summary"] {

@@ -72,9 +72,7 @@ impl Bm25 {
 
     /// Passages by score for `query`, best first; only those matching at least one query word.
     pub fn rank(&self, query: &str) -> Vec<(usize, f64)> {
-        let mut terms = text::content_words(query);
-        terms.sort();
-        terms.dedup();
+        let terms = query_terms(query);
         let mut scored: Vec<(usize, f64)> = self
             .docs
             .iter()
@@ -104,9 +102,7 @@ impl Bm25 {
     /// than one most do: asked "How many strandings has Hori Parata overseen?", the sentence with
     /// "overseen" answers, not the one that names "Hori Parata" again (readability's guardian-1).
     pub fn overlap(&self, query: &str, text: &str) -> f64 {
-        let mut terms = text::content_words(query);
-        terms.sort();
-        terms.dedup();
+        let terms = query_terms(query);
         let held: std::collections::HashSet<String> = text::content_words(text).into_iter().collect();
         terms.iter().filter(|t| held.contains(*t)).map(|t| self.idf(t)).sum()
     }
@@ -120,14 +116,20 @@ impl Bm25 {
 
     /// The share of the query's content words that occur in any passage.
     pub fn query_coverage(&self, query: &str) -> f64 {
-        let mut terms = text::content_words(query);
-        terms.sort();
-        terms.dedup();
+        let terms = query_terms(query);
         if terms.is_empty() {
             return 0.0;
         }
         terms.iter().filter(|t| self.document_frequency.contains_key(*t)).count() as f64 / terms.len() as f64
     }
+}
+
+/// A query's content words, each once.
+fn query_terms(query: &str) -> Vec<String> {
+    let mut terms = text::content_words(query);
+    terms.sort();
+    terms.dedup();
+    terms
 }
 
 #[cfg(test)]

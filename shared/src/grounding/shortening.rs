@@ -22,10 +22,17 @@ use super::words::{
 /// refused). A sentence in the first person is one: its shortening is shown as its author's
 /// words ([`voice`]).
 pub fn shortenable(sentence: &str) -> bool {
+    shortening_choice(sentence).is_some()
+}
+
+/// The shorter forms ([`shortenings`]) a model is asked to choose among for `sentence`, when it
+/// is [`shortenable`]: computed once, to both decide and decode.
+pub fn shortening_choice(sentence: &str) -> Option<Vec<String>> {
     let sentence = sentence.trim();
-    !sentence.ends_with(['?', '!'])
-        && text::content_words(sentence).len() >= SHORTENABLE_MIN_CONTENT_WORDS
-        && shortenings(sentence).len() >= SHORTENABLE_MIN_FORMS
+    if sentence.ends_with(['?', '!']) || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS {
+        return None;
+    }
+    Some(shortenings(sentence)).filter(|forms| forms.len() >= SHORTENABLE_MIN_FORMS)
 }
 
 /// Whose words a shortening of `source` is shown as: a sentence its author wrote in the first

@@ -12,10 +12,10 @@ use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS, ECHO_PHRASES,
-    FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_COPULAS,
-    META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN,
-    QUESTION_OPENERS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
+    FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
+    META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
+    MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
+    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -317,7 +317,7 @@ impl PageIndex {
                     return Err(Rejection::NovelWord { word: word.clone() });
                 }
                 if !alignment.restates(self.sentences.len())
-                    || self.joined_by_relation(claim, &alignment)
+                    || self.joined_by_relation(claim, &claim_words, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
@@ -363,8 +363,8 @@ impl PageIndex {
     /// (the case's) by a "with" the page never says. Each run is the page's; the relation would be
     /// the model's. ("Cost is not a concern for most college students." takes "for" from "Cost
     /// isn't a concern for most students.")
-    fn joined_by_relation(&self, claim: &str, alignment: &align::Alignment) -> bool {
-        if text::content_words(claim).len() > SHORT_LINE_CONTENT_WORDS {
+    fn joined_by_relation(&self, claim: &str, claim_words: &[String], alignment: &align::Alignment) -> bool {
+        if claim_words.len() > SHORT_LINE_CONTENT_WORDS {
             return false;
         }
         // The claim's words, each with how many content words came before it.
@@ -645,7 +645,7 @@ fn meta_opener(lower: &str) -> Option<usize> {
     META_OPENER_SUBJECTS.iter().find_map(|subject| {
         let rest = lower.strip_prefix(subject)?.strip_prefix(' ')?;
         // "The text is a guide to …": the subject and "is" go, "a guide to …" stays.
-        if !["this", "it"].contains(subject)
+        if !META_OPENER_BARE_SUBJECTS.contains(subject)
             && META_OPENER_COPULAS.iter().any(|c| rest.starts_with(c))
             && !META_OPENER_VERBS.iter().any(|v| rest.starts_with(&format!("{v} ")))
         {

@@ -435,6 +435,10 @@ pub const META_OPENER_VERBS: &[&str] = &[
 /// the 40 pages at 22d42a4 had one, refused whole for "the text").
 pub const META_OPENER_COPULAS: &[&str] = &["is a ", "is an "];
 
+/// The bare pronouns among [`META_OPENER_SUBJECTS`]: after them a copula stays
+/// ([`META_OPENER_COPULAS`]).
+pub const META_OPENER_BARE_SUBJECTS: &[&str] = &["this", "it"];
+
 /// Where a model sentence may be cut when its tail is not supported: clause boundaries after
 /// which a small model most often drifts into embellishment ("… – renting a car versus joining
 /// guided tours – while also discussing safety considerations"). The supported head is shown,
