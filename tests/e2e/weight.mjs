@@ -5,7 +5,8 @@
 // tab (the sidecar opened on it and the page observed, which is when its content script and WASM
 // arrive). For each: the browser's memory (RSS and PSS summed over its process tree,
 // from /proc) and the JS heap of the tabs (CDP Performance.getMetrics), after the pages have
-// settled. Run by `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
+// settled and every page (the tabs and Laika's own) has been garbage-collected. Laika's pages
+// are driven from their own world only, so no Playwright script is counted as Laika's. Run by `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
 //
 // Environment: LAIKA_DIST (dist/chrome), LAIKA_WEIGHT_PAGE (the HTML file), LAIKA_WEIGHT_TABS
 // (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
@@ -145,7 +146,9 @@ async function measure(config) {
       await sidecar.goto(sidecarUrl);
       const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, `${origin}/tab-0.html`);
       await sidecar.goto(`${sidecarUrl}?tab=${tabId}`);
-      await sidecar.waitForSelector("#summarise");
+      // Waited for from the page's own world: Playwright's selector engine (`waitForSelector`)
+      // would put some 0.7 MB of its own script into the sidecar and count it as Laika's.
+      while (!(await sidecar.evaluate(() => !!document.querySelector("#summarise")))) await settle(100);
       await requestSiteFrom(context, sidecar, "http://127.0.0.1/*");
       const observed = await sidecar.evaluate(async (tabId) => {
         // The sidecar's own instance (already instantiated: the import is the page's module).
@@ -159,6 +162,14 @@ async function measure(config) {
     // Let load-time work (content scripts, WASM instantiation, GC) finish.
     await settle(Number(process.env.LAIKA_WEIGHT_SETTLE_MS ?? 4000));
     let heap = 0;
+    // Every page is measured after a garbage collection, Laika's own (the sidecar) as the tabs:
+    // what a page retains, not the garbage a collector has not reached yet.
+    for (const page of context.pages()) {
+      if (pages.includes(page)) continue;
+      const session = await context.newCDPSession(page);
+      await session.send("HeapProfiler.collectGarbage").catch(() => {});
+      await session.detach();
+    }
     for (const page of pages) {
       const session = await context.newCDPSession(page);
       await session.send("HeapProfiler.collectGarbage").catch(() => {});
