@@ -237,7 +237,7 @@ impl PageIndex {
         for word in &claim_words {
             *counts.entry(word).or_default() += 1;
         }
-        let short_repeat = claim_words.len() <= SHORT_LINE_CONTENT_WORDS && counts.values().any(|&n| n > 1);
+        let short_repeat = claim_words.len() <= SHORT_LINE_CONTENT_WORDS && repeats_for_nothing(claim, &counts);
         if counts.values().any(|&n| n > MAX_WORD_REPEATS) || short_repeat || stutters(claim) || circular(&lower) {
             return Err(Rejection::Loop);
         }
@@ -573,6 +573,27 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Whether a sentence repeats a word at once ("also also") or across a joiner ("delightful and
 /// delightful"): a small model copying what it has just written.
+/// Whether a short line uses one of its content words twice for nothing: unless every use
+/// follows a modifier of its own, naming a different thing each time ("The longer chain will
+/// still be available as an alternate chain.", wcxb-0505), the second use repeats the first
+/// ("Review of Apple iPad 11 inch Review.", wcxb-0519's gist).
+fn repeats_for_nothing(claim: &str, counts: &HashMap<&str, usize>) -> bool {
+    let raw: Vec<&str> = text::words(claim).collect();
+    let normal: Vec<String> = raw.iter().map(|w| text::normalise(w)).collect();
+    counts.iter().filter(|&(_, &n)| n > 1).any(|(&word, _)| {
+        let mut modifiers: Vec<&str> = Vec::new();
+        for (i, _) in normal.iter().enumerate().filter(|(_, w)| w.as_str() == word) {
+            let Some(j) = i.checked_sub(1) else { return true };
+            let modifier = normal[j].as_str();
+            if text::content_words(raw[j]).is_empty() || modifier == word || modifiers.contains(&modifier) {
+                return true;
+            }
+            modifiers.push(modifier);
+        }
+        false
+    })
+}
+
 fn stutters(claim: &str) -> bool {
     let words: Vec<String> = claim
         .split_whitespace()
@@ -822,6 +843,16 @@ mod tests {
                 .check("Local groups cleaned the river banks since 2015, said Maria Lopez of the River Trust.")
                 .is_ok()
         );
+        // A short line may name two different things with one word, each by its own modifier;
+        // the same modifier twice, or a use without one, still repeats (wcxb-0505, wcxb-0519).
+        let chains = PageIndex::new(
+            "The longer chain, terminating at the soon-to-expire cross-sign, will still be available as an \
+             alternate chain which you can configure your client to request.",
+        );
+        assert!(chains.check("The longer chain will still be available as an alternate chain.").is_ok());
+        assert_eq!(chains.check("The longer chain will still be available as a longer chain."), Err(Rejection::Loop));
+        assert_eq!(chains.check("Chain will still be available as an alternate chain."), Err(Rejection::Loop));
+        assert_eq!(index().check("Review of the river otters: otters review."), Err(Rejection::Loop));
         // Still about the text once its opener is gone.
         assert_eq!(
             index().check("The text is a guide on river otters and clean water."),

@@ -699,7 +699,8 @@ pub const QUESTION_OPENERS: &[&str] = &[
 /// A line with at most this many content words that uses one of them twice says it twice
 /// ("Review of Apple iPad 11 inch Review.", wcxb-0519's gist): in a line that short no second
 /// use adds anything. Longer lines may contrast with a repeat ("in-state students pay …,
-/// out-of-state students pay …").
+/// out-of-state students pay …"). A short line may still name two things by one word, each
+/// after a modifier of its own ("the longer chain … an alternate chain", wcxb-0505).
 pub const SHORT_LINE_CONTENT_WORDS: usize = 6;
 
 /// Where a line says what its subject is: a complement opening with two of the subject's own
