@@ -250,6 +250,31 @@ fn every_signal_is_detected_on_its_fixture() {
     assert!(observe_fixture("article.html", &ObserveOptions::default()).signals.is_empty());
 }
 
+#[test]
+fn links_labels_and_hidden_blocks_named_overlay_are_no_overlay() {
+    // The Guardian's card headlines, its video's play button and its site message kept hidden
+    // by a class, CNET's thumbnail captions and play-button symbols (readability's guardian-1
+    // and cnet) are named "overlay" and hide nothing.
+    let article =
+        numbered(6, |i| format!("<p>Paragraph {i} of the story tells what the river otters did that week.</p>"));
+    let page = |extra: &str| {
+        format!("<html><body><article><h1>Otters</h1>{article}</article><aside>{extra}</aside></body></html>")
+    };
+    let links = page(
+        "<a class=\"u-faux-block-link__overlay js-headline-text\" href=\"/next\">The next story</a>\
+         <span class=\"thumbnail-overlay\">Gallery</span>\
+         <svg><symbol id=\"playOverlay\"><title>Play</title></symbol></svg>\
+         <div class=\"vjs-big-play-button youtube-media-atom__overlay\">Play Video</div>\
+         <div class=\"site-message-overlay is-hidden\"><p>Subscribe to our newsletter for more stories.</p></div>",
+    );
+    let o = observe_html(&links, "https://site.example/page", &ObserveOptions::default());
+    assert!(!o.signals.contains(&Signal::OverlayOrDialog), "{:?}", o.signals);
+    // A block named so still is one.
+    let modal = page("<div class=\"modal\"><p>Subscribe to our newsletter for more stories.</p></div>");
+    let o = observe_html(&modal, "https://site.example/page", &ObserveOptions::default());
+    assert!(o.signals.contains(&Signal::OverlayOrDialog), "{:?}", o.signals);
+}
+
 fn long_page(paragraphs: usize) -> String {
     let mut html = String::from("<html><head><title>Long</title></head><body><article><h1>Long read</h1>");
     for i in 0..paragraphs {

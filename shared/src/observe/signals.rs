@@ -25,7 +25,10 @@ pub(super) fn signals<N>(arena: &Arena<N>, primary: usize) -> Vec<Signal> {
         let text = || arena.plain_text(i).to_lowercase();
         let overlay = (node.tag == "dialog" && node.open)
             || matches!(node.role.as_str(), "dialog" | "alertdialog")
-            || has_word(names, MODAL_WORDS);
+            || (has_word(names, MODAL_WORDS)
+                && !NEVER_OVERLAY_TAGS.contains(&node.tag.as_str())
+                && !names.split_whitespace().any(|token| HIDDEN_STATE_CLASSES.contains(&token))
+                && node.text_len >= OVERLAY_MIN_CHARS);
         if overlay && node.text_len > 0 {
             add(&mut found, Signal::OverlayOrDialog);
         }

@@ -515,6 +515,27 @@ pub(super) const COMMENT_BODY_WORDS: &[&str] = &["body", "content", "commtext", 
 /// Class words of a modal overlay.
 pub(super) const MODAL_WORDS: &[&str] = &["modal", "overlay", "lightbox"];
 
+/// Class tokens that keep a block named as an overlay hidden until a script shows it: without
+/// the page's style sheets (the CLI, a snapshot) it would read as shown. The Guardian's
+/// `site-message-overlay … is-hidden` (readability's guardian-1); Bootstrap's `d-none`, `hide`
+/// and `hidden`; Tailwind's `hidden`.
+pub(super) const HIDDEN_STATE_CLASSES: &[&str] = &["hidden", "is-hidden", "hide", "d-none"];
+
+/// A block a class names as an overlay covers the page only if it says this much: the "Play
+/// Video" of a player's overlay button (guardian-1) hides nothing; a newsletter or sign-up
+/// pitch is longer. (A `<dialog open>` or a dialog role counts whatever it says.)
+pub(super) const OVERLAY_MIN_CHARS: usize = 40;
+
+/// Elements that a class of [`MODAL_WORDS`] does not make an overlay: links, inline text and
+/// pictures cover nothing. The Guardian's card headlines are `<a class="u-faux-block-link__overlay">`
+/// (readability's guardian-1), CNET's play buttons SVG `<symbol id="playOverlay">` and its
+/// thumbnails' captions `<span class="thumbnail-overlay">` (readability's cnet): all on the page
+/// as it shows, none of them hiding it.
+pub(super) const NEVER_OVERLAY_TAGS: &[&str] = &[
+    "a", "abbr", "b", "button", "em", "i", "img", "label", "path", "picture", "small", "span", "strong", "svg",
+    "symbol", "use",
+];
+
 /// Class words of a paywall (Piano's "piano-", metering's "meter-").
 pub(super) const PAYWALL_WORDS: &[&str] =
     &["paywall", "piano-", "meter-", "subscriber-only", "premium-content", "regwall"];
