@@ -571,8 +571,6 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
 }
 
-/// Whether a sentence repeats a word at once ("also also") or across a joiner ("delightful and
-/// delightful"): a small model copying what it has just written.
 /// Whether a short line uses one of its content words twice for nothing: unless every use
 /// follows a modifier of its own, naming a different thing each time ("The longer chain will
 /// still be available as an alternate chain.", wcxb-0505), the second use repeats the first
@@ -594,6 +592,8 @@ fn repeats_for_nothing(claim: &str, counts: &HashMap<&str, usize>) -> bool {
     })
 }
 
+/// Whether a sentence repeats a word at once ("also also") or across a joiner ("delightful and
+/// delightful"): a small model copying what it has just written.
 fn stutters(claim: &str) -> bool {
     let words: Vec<String> = claim
         .split_whitespace()
