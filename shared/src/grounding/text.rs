@@ -60,6 +60,10 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
                     push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
                     start = i + 2;
                 }
+            } else if let Some(after) = quoted_sentence_end(body, i, start) {
+                // "… bears the name of "bounded evidence accumulation." Reaching this …"
+                push_sentence(&mut out, &body[start..after], body_offset + start, heading);
+                start = after + 1;
             } else if end_mark && glued_sentence(bytes, i) && i + 1 > start {
                 // "…disorders.Several studies": two sentences the page's markup ran together.
                 push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
@@ -71,6 +75,30 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
     }
     out
 }
+
+/// Where a sentence ends whose full stop at `i` stands inside closing quotation marks (the
+/// byte after them, a space): the next word capitalised, and the word before the stop no
+/// abbreviation. Only a full stop: a question or exclamation in quotes is often followed by
+/// who said it ("Are you okay?" Smith asked.). Readability's medicalnewstoday and lwn-1 had
+/// two sentences shown as one key point ("… trademark on "Arduino." Then, in November …").
+fn quoted_sentence_end(body: &str, i: usize, start: usize) -> Option<usize> {
+    if body.as_bytes()[i] != b'.' || i <= start {
+        return None;
+    }
+    let rest = &body[i + 1..];
+    let closers = rest.len() - rest.trim_start_matches(CLOSING_QUOTES).len();
+    let after = i + 1 + closers;
+    let next = body.get(after + 1..)?.chars().next()?;
+    let ends = closers > 0
+        && body.as_bytes().get(after) == Some(&b' ')
+        && (next.is_uppercase() || next.is_ascii_digit())
+        && (!is_abbreviation(&body[start..i]) || initial_ends_sentence(&body[start..i], &body[after + 1..]));
+    ends.then_some(after)
+}
+
+/// Quotation marks that close a quotation, and those that open one.
+const CLOSING_QUOTES: &[char] = &['"', '\'', '”', '’'];
+const OPENING_QUOTES: &[char] = &['"', '\'', '“', '‘'];
 
 /// A sentence end with no space after it: a lower-case word of three letters or more, the mark,
 /// then a capitalised word ("disorders.Several"), never an initialism ("U.S.") or a name with a
@@ -97,7 +125,8 @@ fn initial_ends_sentence(before: &str, after: &str) -> bool {
 /// Whether the text before a full stop ends in an abbreviation that does not end a sentence
 /// ("Dr.", "U.S.", "e.g.", a single initial).
 fn is_abbreviation(before: &str) -> bool {
-    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    // A quotation's opening mark is not part of the word ("the "U.S." Army").
+    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("").trim_start_matches(OPENING_QUOTES);
     const ABBREVIATIONS: &[&str] =
         &["mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "etc", "no", "inc", "jr", "sr"];
     let lower = last.to_lowercase();
@@ -375,6 +404,19 @@ mod tests {
         );
         assert_eq!(split("John F. Kennedy was president."), ["John F. Kennedy was president."]);
         assert_eq!(split("J. A. Smith wrote it."), ["J. A. Smith wrote it."]);
+        // A full stop inside closing quotation marks ends a sentence; a question there, or an
+        // abbreviation, need not.
+        assert_eq!(
+            split("It bears the name of \"bounded evidence accumulation.\" Reaching it matters."),
+            ["It bears the name of \"bounded evidence accumulation.\"", "Reaching it matters."]
+        );
+        assert_eq!(
+            split("They filed on “Arduino.” Then, in 2014, it changed."),
+            ["They filed on “Arduino.”", "Then, in 2014, it changed."]
+        );
+        assert_eq!(split("\"Are you okay?\" Smith asked."), ["\"Are you okay?\" Smith asked."]);
+        assert_eq!(split("He joined the \"U.S.\" Army in 1990."), ["He joined the \"U.S.\" Army in 1990."]);
+        assert_eq!(split("It is called \"calm.\" and rests."), ["It is called \"calm.\" and rests."]);
         let glued = sentences("It helps anxiety disorders.Several studies agree. Node.js and Booking.com stay whole.");
         assert_eq!(
             glued.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
