@@ -69,6 +69,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "the free screen protector comes with a case; the case is of leather",
     ),
     (
+        "wcxb-4680",
+        "The best board game is Warfighter.",
+        "the page lists the staff's favourite games of 2025; Warfighter is one writer's favourite game new to him",
+    ),
+    (
         "wcxb-3036",
         "Sociallyin is a social-innovative agency specializing in creative strategy and content production.",
         "the page says social-first",
@@ -127,6 +132,7 @@ const FAITHFUL: &[(&str, &str)] = &[
     ),
     ("wcxb-0167", "Bootcamps provide flexible learning and job guarantees to tech professionals."),
     ("wcxb-3023", "The Moray Driver Kit is an ideal everyday carry toolkit."),
+    ("wcxb-0505", "The longer chain will still be available as an alternate chain."),
 ];
 
 #[test]

@@ -14,8 +14,9 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS, ECHO_PHRASES,
     FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
     META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
-    MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
-    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
+    MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
+    SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH,
+    UNANCHORED_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -362,7 +363,10 @@ impl PageIndex {
     /// leather." joins "Get a Free Screen Protector" to "Full-grain, sustainably sourced leather"
     /// (the case's) by a "with" the page never says. Each run is the page's; the relation would be
     /// the model's. ("Cost is not a concern for most college students." takes "for" from "Cost
-    /// isn't a concern for most students.")
+    /// isn't a concern for most students.") A copula ([`RUN_IDENTITY_WORDS`]) says one run *is* the
+    /// other, and makes the relation even when the second run is a lone word: "The best board
+    /// game is Warfighter." where the page's list is "The Best Board Games from 2025" and one of
+    /// its writers says "this year, it's the 2014 card game Warfighter" (wcxb-4680).
     fn joined_by_relation(&self, claim: &str, claim_words: &[String], alignment: &align::Alignment) -> bool {
         if claim_words.len() > SHORT_LINE_CONTENT_WORDS {
             return false;
@@ -384,11 +388,14 @@ impl PageIndex {
         alignment.runs.windows(2).any(|pair| {
             start += pair[0].words;
             let (a, b) = (sentence_words(pair[0].sentence), sentence_words(pair[1].sentence));
-            // The words after one run's last content word and before the next run's first.
+            let long = pair.iter().all(|run| run.words >= 2);
             pair[0].sentence != pair[1].sentence
-                && pair.iter().all(|run| run.words >= 2)
+                && pair[0].words >= 2
+                // The words after one run's last content word and before the next run's first.
                 && words.iter().any(|(w, before)| {
-                    *before == start && RUN_RELATION_WORDS.contains(&w.as_str()) && !a.contains(w) && !b.contains(w)
+                    let relation =
+                        (long && RUN_RELATION_WORDS.contains(&w.as_str())) || RUN_IDENTITY_WORDS.contains(&w.as_str());
+                    *before == start && relation && !a.contains(w) && !b.contains(w)
                 })
         })
     }
@@ -817,6 +824,14 @@ mod tests {
             page.check("A free screen protector with full-grain leather."),
             Err(Rejection::Recombined { runs: 2 })
         );
+        // Nor say that a run of one sentence is a word of another.
+        let games = PageIndex::new(
+            "The Best Board Games from 2025 were picked by our staff. And this year, it's the 2014 card game \
+             Warfighter. The Moray kit is small and light. It is an ideal everyday carry toolkit.",
+        );
+        assert_eq!(games.check("The best board game is Warfighter."), Err(Rejection::Recombined { runs: 2 }));
+        // One of the sentences saying "is" may lend it.
+        assert!(games.check("The Moray kit is an ideal everyday carry toolkit.").is_ok());
         // The page's own relation, or a longer line whose runs a verb joins, may stand.
         assert!(page.check("The case is made of full-grain leather.").is_ok());
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());

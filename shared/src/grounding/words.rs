@@ -770,6 +770,12 @@ pub const SENTENCE_OPENING_WORDS: &[&str] = &[
 pub const RUN_RELATION_WORDS: &[&str] =
     &["with", "of", "for", "from", "by", "in", "on", "at", "into", "about", "without", "under", "over", "to"];
 
+/// Copulas: joining a run from one page sentence to a run from another, they say the one is
+/// the other, a claim neither sentence makes unless one of them has the word. "The best board
+/// game is Warfighter." (SmolLM2-135M on wcxb-4680: a list of the staff's favourite games of
+/// the year, one writer's favourite "new to me" game Warfighter).
+pub const RUN_IDENTITY_WORDS: &[&str] = &["is", "are", "was", "were"];
+
 /// At most this many of a claim's runs may be a lone word: each such word is plucked from
 /// another sentence, how a small model turns "you shouldn't use metal utensils" into "the need
 /// to use metal utensils" (wcxb-0563) or invents "a guide on how to sign up for free tutors"
