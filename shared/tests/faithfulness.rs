@@ -69,6 +69,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "the free screen protector comes with a case; the case is of leather",
     ),
     (
+        "readability-medicalnewstoday",
+        "A new study investigates how the brain's \"a-ha!\" moment is tied to awareness of having made a decision.",
+        "the page only asks whether the moment could be tied to the awareness of having decided",
+    ),
+    (
         "wcxb-4680",
         "The best board game is Warfighter.",
         "the page lists the staff's favourite games of 2025; Warfighter is one writer's favourite game new to him",

@@ -16,7 +16,7 @@ use super::words::{
     META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
     MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
     SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH,
-    UNANCHORED_OPENERS,
+    UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -100,6 +100,9 @@ pub enum Rejection {
     /// Asked to say a sentence in fewer words, it added, moved or joined words: a rewrite, not a
     /// shortening.
     Rewritten,
+    /// States what the page only asks: two or more of its words in a row come from a page
+    /// question asking whether something is so ([`YES_NO_OPENERS`]).
+    AskedOnPage,
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -129,6 +132,7 @@ impl Rejection {
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
             Rejection::Rewritten => "rewritten",
+            Rejection::AskedOnPage => "asked_on_page",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -322,6 +326,12 @@ impl PageIndex {
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
+                }
+                let asked = |run: &align::Run| {
+                    run.words >= 2 && self.sentences.get(run.sentence).is_some_and(|s| asks_whether(&s.text))
+                };
+                if alignment.runs.iter().any(asked) {
+                    return Err(Rejection::AskedOnPage);
                 }
                 // Its citation: the page sentence holding most of it (the title is no citation).
                 let cited = alignment.main_sentence().filter(|&i| i < self.sentences.len()).unwrap_or(index);
@@ -576,6 +586,18 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
         .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
+}
+
+/// Whether a page sentence asks whether something is so: it ends in a question mark (inside
+/// closing quotation marks or not) and the question, the quotation where the sentence quotes
+/// one, opens with one of [`YES_NO_OPENERS`].
+fn asks_whether(sentence: &str) -> bool {
+    let question = sentence.trim_end().trim_end_matches(['"', '”', '\'', '’']);
+    if !question.ends_with('?') {
+        return false;
+    }
+    let asked = question.rfind(['"', '“']).map_or(question, |k| &question[k + 1..]);
+    text::words(asked).next().is_some_and(|first| YES_NO_OPENERS.contains(&first.to_lowercase().as_str()))
 }
 
 /// Whether a short line uses one of its content words twice for nothing: unless every use
@@ -835,6 +857,20 @@ mod tests {
         // The page's own relation, or a longer line whose runs a verb joins, may stand.
         assert!(page.check("The case is made of full-grain leather.").is_ok());
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn what_a_page_question_only_asks_is_not_stated() {
+        // A question taking its fact as given lends it.
+        let asks = PageIndex::new(
+            "A new study looks at the moment of insight. Could the moment be tied to the person's awareness of \
+             having decided? Why do sea otters use stone tools? They eat hard-shelled prey.",
+        );
+        assert_eq!(
+            asks.check("The moment of insight is tied to the person's awareness of having decided."),
+            Err(Rejection::AskedOnPage)
+        );
+        assert!(asks.check("Sea otters use stone tools.").is_ok());
     }
 
     #[test]

@@ -696,6 +696,17 @@ pub const QUESTION_OPENERS: &[&str] = &[
     "which is",
 ];
 
+/// Openers of a yes-or-no question: a page sentence that opens so and ends in a question mark
+/// asks whether something is so; a line built on its words would state it ("A new study
+/// investigates how the brain's "a-ha!" moment is tied to awareness of having made a decision."
+/// from "Could the moment … be tied to the person's awareness of having decided - that
+/// important 'a-ha!' moment?", SmolLM2-135M on readability's medicalnewstoday). A question
+/// opening with "why" or "how" takes its fact as given, and lends it.
+pub const YES_NO_OPENERS: &[&str] = &[
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will", "may", "might", "has",
+    "have", "had",
+];
+
 /// A line with at most this many content words that uses one of them twice says it twice
 /// ("Review of Apple iPad 11 inch Review.", wcxb-0519's gist): in a line that short no second
 /// use adds anything. Longer lines may contrast with a repeat ("in-state students pay …,
