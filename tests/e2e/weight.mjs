@@ -6,7 +6,8 @@
 // arrive). For each: the browser's memory (RSS and PSS summed over its process tree,
 // from /proc) and the JS heap of the tabs (CDP Performance.getMetrics), after the pages have
 // settled and every page (the tabs and Laika's own) has been garbage-collected. Laika's pages
-// are driven from their own world only, so no Playwright script is counted as Laika's. Run by `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
+// are driven from their own world only, so no Playwright script is counted as Laika's. Run by
+// `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
 //
 // Environment: LAIKA_DIST (dist/chrome), LAIKA_WEIGHT_PAGE (the HTML file), LAIKA_WEIGHT_TABS
 // (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
@@ -163,19 +164,16 @@ async function measure(config) {
     await settle(Number(process.env.LAIKA_WEIGHT_SETTLE_MS ?? 4000));
     let heap = 0;
     // Every page is measured after a garbage collection, Laika's own (the sidecar) as the tabs:
-    // what a page retains, not the garbage a collector has not reached yet.
+    // what a page retains, not the garbage a collector has not reached yet. The JS heap is the
+    // tabs'.
     for (const page of context.pages()) {
-      if (pages.includes(page)) continue;
       const session = await context.newCDPSession(page);
       await session.send("HeapProfiler.collectGarbage").catch(() => {});
-      await session.detach();
-    }
-    for (const page of pages) {
-      const session = await context.newCDPSession(page);
-      await session.send("HeapProfiler.collectGarbage").catch(() => {});
-      await session.send("Performance.enable");
-      const { metrics } = await session.send("Performance.getMetrics");
-      heap += metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+      if (pages.includes(page)) {
+        await session.send("Performance.enable");
+        const { metrics } = await session.send("Performance.getMetrics");
+        heap += metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+      }
       await session.detach();
     }
     await settle(1000);

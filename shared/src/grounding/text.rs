@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::words::{
-    ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, PROBE_STOPWORDS, QUESTION_VERBS,
-    SENTENCE_OPENING_WORDS, STOPWORDS,
+    CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, OPENING_QUOTES,
+    PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -50,20 +50,9 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
         let bytes = body.as_bytes();
         for i in 0..bytes.len() {
             let end_mark = matches!(bytes[i], b'.' | b'!' | b'?');
-            if end_mark
-                && i + 2 < bytes.len()
-                && bytes[i + 1] == b' '
-                && (!is_abbreviation(&body[start..i]) || initial_ends_sentence(&body[start..i], &body[i + 2..]))
-            {
-                let next = body[i + 2..].chars().next().unwrap_or(' ');
-                if next.is_uppercase() || next.is_ascii_digit() || next == '"' || next == '“' {
-                    push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
-                    start = i + 2;
-                }
-            } else if let Some(after) = quoted_sentence_end(body, i, start) {
-                // "… bears the name of "bounded evidence accumulation." Reaching this …"
-                push_sentence(&mut out, &body[start..after], body_offset + start, heading);
-                start = after + 1;
+            if let Some(space) = end_mark.then(|| sentence_end(body, i, start)).flatten() {
+                push_sentence(&mut out, &body[start..space], body_offset + start, heading);
+                start = space + 1;
             } else if end_mark && glued_sentence(bytes, i) && i + 1 > start {
                 // "…disorders.Several studies": two sentences the page's markup ran together.
                 push_sentence(&mut out, &body[start..=i], body_offset + start, heading);
@@ -76,29 +65,29 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
     out
 }
 
-/// Where a sentence ends whose full stop at `i` stands inside closing quotation marks (the
-/// byte after them, a space): the next word capitalised, and the word before the stop no
-/// abbreviation. Only a full stop: a question or exclamation in quotes is often followed by
-/// who said it ("Are you okay?" Smith asked.). Readability's medicalnewstoday and lwn-1 had
-/// two sentences shown as one key point ("… trademark on "Arduino." Then, in November …").
-fn quoted_sentence_end(body: &str, i: usize, start: usize) -> Option<usize> {
-    if body.as_bytes()[i] != b'.' || i <= start {
-        return None;
-    }
+/// Where the sentence whose end mark stands at `i` ends, if it does: the byte of the space
+/// after the mark, or after the closing quotation marks around it ("… bears the name of
+/// "bounded evidence accumulation." Reaching this …", readability's medicalnewstoday, and "…
+/// trademark on "Arduino." Then, …", lwn-1, were each one key point). The next word must open a
+/// sentence, and the word before the mark be no abbreviation (or be an initial a sentence
+/// opener follows). Inside quotation marks only a full stop ends one: a question or exclamation
+/// there is often followed by who said it ("Are you okay?" Smith asked.).
+fn sentence_end(body: &str, i: usize, start: usize) -> Option<usize> {
     let rest = &body[i + 1..];
     let closers = rest.len() - rest.trim_start_matches(CLOSING_QUOTES).len();
-    let after = i + 1 + closers;
-    let next = body.get(after + 1..)?.chars().next()?;
-    let ends = closers > 0
-        && body.as_bytes().get(after) == Some(&b' ')
-        && (next.is_uppercase() || next.is_ascii_digit())
-        && (!is_abbreviation(&body[start..i]) || initial_ends_sentence(&body[start..i], &body[after + 1..]));
-    ends.then_some(after)
+    if closers > 0 && (body.as_bytes()[i] != b'.' || i <= start) {
+        return None;
+    }
+    let space = i + 1 + closers;
+    if body.as_bytes().get(space) != Some(&b' ') {
+        return None;
+    }
+    let after = &body[space + 1..];
+    let next = after.chars().next()?;
+    let opens = next.is_uppercase() || next.is_ascii_digit() || (closers == 0 && (next == '"' || next == '“'));
+    let before = &body[start..i];
+    (opens && (!is_abbreviation(before) || initial_ends_sentence(before, after))).then_some(space)
 }
-
-/// Quotation marks that close a quotation, and those that open one.
-const CLOSING_QUOTES: &[char] = &['"', '\'', '”', '’'];
-const OPENING_QUOTES: &[char] = &['"', '\'', '“', '‘'];
 
 /// A sentence end with no space after it: a lower-case word of three letters or more, the mark,
 /// then a capitalised word ("disorders.Several"), never an initialism ("U.S.") or a name with a

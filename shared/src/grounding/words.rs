@@ -764,6 +764,13 @@ pub const ALIGN_MAX_RUNS: usize = 3;
 /// the claim has left a stretch out, which the runs already bound.
 pub const SWAP_REACH: usize = 3;
 
+/// Quotation marks that close a quotation: a full stop inside them ends a sentence all the same
+/// (`text::sentences`), and a page question may end inside them (`PageIndex::check`).
+pub const CLOSING_QUOTES: &[char] = &['"', '\'', '”', '’'];
+
+/// Quotation marks that open a quotation: not part of the word after them ("the "U.S." Army").
+pub const OPENING_QUOTES: &[char] = &['"', '\'', '“', '‘'];
+
 /// Words that open a sentence and never follow an initial inside a name: after "X." or "U.S."
 /// one of them starts a new sentence (`text::sentences`). Pronouns, articles and demonstratives,
 /// capitalised as a sentence's first word is; not "A" or "I", which are initials too ("J. A.
