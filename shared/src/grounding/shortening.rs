@@ -9,9 +9,11 @@ use super::support::{Rejection, Voice, anchored, dangling, first_person, is_frag
 use super::text;
 use super::words::{
     CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
+    SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS,
     SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
     SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
-    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS,
+    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -129,6 +131,7 @@ pub fn shortenings(source: &str) -> Vec<String> {
             && anchored(&subject).is_ok()
             && !is_fragment(&form)
             && !chosen.iter().any(|c| c.kind == CutKind::Tail && tail_leaves_open(&tokens, c, &form))
+            && !only_the_opener(&tokens, chosen)
         {
             forms.push((chosen.len(), form));
         }
@@ -272,15 +275,49 @@ fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
     opens_clause_at_end(form) || (!at_mark && dangling(form))
 }
 
+/// Whether a form keeps nothing but a sentence's opening phrase: its tail starts at the first
+/// mark of a sentence that opens with a preposition ([`SHORTENING_PREPOSITION_STARTS`]), and
+/// what is left names a circumstance with no clause ("In his five-year actuarial career.",
+/// wcxb-0370). Such a form is refused even where the phrase held a clause ("In 2019 the firm
+/// moved to Berlin, …"): one shorter form lost, against a fragment offered as a gist.
+fn only_the_opener(tokens: &[&str], chosen: &[Cut]) -> bool {
+    let first_mark = tokens.iter().position(|t| marked(t));
+    SHORTENING_PREPOSITION_STARTS.contains(&lower(tokens[0]).as_str())
+        && chosen.iter().any(|c| c.kind == CutKind::Tail && Some(c.start) == first_mark.map(|m| m + 1))
+}
+
 /// Where what may be the sentence's opener ends: after its first comma, within the first few
 /// tokens, unless it starts like a subject ([`SHORTENING_SUBJECT_STARTS`]).
 fn opener_end(tokens: &[&str]) -> Option<usize> {
     tokens
         .iter()
-        .take(SHORTENING_MAX_ITEM_WORDS)
+        .take(lead_reach(&lower(tokens.first().copied().unwrap_or_default())))
         .position(|t| marked(t))
         .filter(|_| !SHORTENING_SUBJECT_STARTS.contains(&lower(tokens[0]).as_str()))
         .map(|j| j + 1)
+}
+
+/// How many tokens an opener starting with `first` (lower case) may run to: a concession the
+/// clause after it stands without ("While a manual toothbrush can get the job done,", wcxb-4833)
+/// runs longer than a short opener ("In addition,").
+fn lead_reach(first: &str) -> usize {
+    if SHORTENING_CONCESSIVE_OPENERS.contains(&first) {
+        SHORTENING_CONCESSIVE_LEAD_TOKENS
+    } else {
+        SHORTENING_MAX_ITEM_WORDS
+    }
+}
+
+/// Whether a piece a shortening would leave out (with the marks around it) opens with a
+/// condition the rest of the sentence holds only under ([`SHORTENING_CONDITION_OPENERS`]): left
+/// out, the claim is stated without it ("… worth the base asking price[, if the base storage
+/// was 2TB]", wcxb-0519).
+fn states_a_condition(stretch: &str) -> bool {
+    let words: Vec<String> = text::words(stretch).take(3).map(str::to_lowercase).collect();
+    SHORTENING_CONDITION_OPENERS.iter().any(|condition| {
+        let opener: Vec<&str> = condition.split(' ').collect();
+        words.len() >= opener.len() && words.iter().zip(&opener).all(|(w, o)| w == o)
+    })
 }
 
 /// Whether a token ends with a mark that can set a piece off.
@@ -413,6 +450,9 @@ enum Piece {
 /// tech education more affordable").
 fn droppable(stretch: &str, piece: Piece) -> bool {
     const MARKS: &[char] = &[',', ';', ':', '(', ')', '–', '—', '-'];
+    if states_a_condition(stretch) {
+        return false;
+    }
     let words = text::words(stretch).count();
     let trimmed = stretch.trim();
     let set_off_before = trimmed.starts_with(MARKS);
@@ -421,7 +461,8 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
         // Counted as written: a date is one ("On 2/8/2024,").
         Piece::Lead => {
             let opener = without_trailing_free_words(trimmed);
-            opener.ends_with([',', ':']) && opener.split_whitespace().count() <= SHORTENING_MAX_ITEM_WORDS
+            let first = opener.split_whitespace().next().map(lower).unwrap_or_default();
+            opener.ends_with([',', ':']) && opener.split_whitespace().count() <= lead_reach(&first)
         }
         // A joining word after the piece may be the claim's own ("learning[, job guarantees,]
         // and career support").
@@ -626,6 +667,37 @@ mod tests {
         let festival = "The festival, held every June, draws crowds from across the region (about 40,000 last year).";
         has(&shortenings(festival), "The festival, held every June, draws crowds from across the region.");
         has(&shortenings(festival), "The festival draws crowds from across the region.");
+    }
+
+    #[test]
+    fn a_shortening_keeps_the_condition_its_claim_holds_under() {
+        // wcxb-0519: without its condition, the reviewer's point turns around.
+        let ipad = "Apple make good devices and this iPad Pro would be worth the base asking price, if the base storage was 2TB.";
+        assert!(shortenings(ipad).is_empty(), "{:#?}", shortenings(ipad));
+        assert_eq!(
+            shortens("Apple make good devices and this iPad Pro would be worth the base asking price.", ipad),
+            Err(Rejection::Rewritten)
+        );
+        let permit = "Without a permit, you cannot keep river otters as pets in the state of Oregon.";
+        assert!(shortenings(permit).is_empty(), "{:#?}", shortenings(permit));
+        let refund = "The council will refund the full parking fee within two weeks, as long as you apply online.";
+        assert!(shortenings(refund).is_empty(), "{:#?}", shortenings(refund));
+        // A concession goes, though it runs longer than a short opener (wcxb-4833).
+        let brush = "While a manual toothbrush can get the job done, many popular electric toothbrushes offer features such as pressure sensors and even facial recognition.";
+        let forms = shortenings(brush);
+        assert!(
+            forms.iter().any(|f| f
+                == "Many popular electric toothbrushes offer features such as pressure sensors and even facial recognition."),
+            "{forms:#?}"
+        );
+        assert!(shortenable(brush));
+        // A sentence's opening phrase is no shorter form of it (wcxb-0370).
+        let career = "In his five-year actuarial career, Manpreet Mann has worked at both a carrier and a consulting firm, first at The Hanover and now at Aon.";
+        assert!(
+            !shortenings(career).iter().any(|f| f == "In his five-year actuarial career."),
+            "{:#?}",
+            shortenings(career)
+        );
     }
 
     #[test]

@@ -448,7 +448,10 @@ impl PageIndex {
         let short_claim = words.len() <= 4;
         let mut ranked: Vec<(usize, usize)> = overlap
             .into_iter()
-            .filter(|(i, _)| !self.sentences[*i].heading || short_claim)
+            .filter(|(i, _)| {
+                let sentence = &self.sentences[*i];
+                !sentence.heading || short_claim || text::reads_as_prose(&sentence.text)
+            })
             .map(|(i, n)| (n, i))
             .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -857,6 +860,23 @@ mod tests {
         // The page's own relation, or a longer line whose runs a verb joins, may stand.
         assert!(page.check("The case is made of full-grain leather.").is_ok());
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn a_sentence_set_as_a_heading_supports_what_it_says() {
+        // wcxb-0588: the product's subtitle is an `h5` holding a whole sentence.
+        let page = PageIndex::new(
+            "H1: Modern Leather Case\nH5: Modern Leather Case brings rugged protection and timeless style to your \
+             iPhone, with leather that wears in beautifully.\nBuy a case, get a free screen protector.\n\
+             H2: Free shipping worldwide for members",
+        );
+        let supported = page.check("The Modern Leather Case brings rugged protection to your iPhone.").unwrap();
+        assert!(supported.sentence.text.starts_with("Modern Leather Case brings"));
+        // A heading that is a label is context, not support for a longer claim.
+        assert!(matches!(
+            page.check("Free shipping worldwide for members buying a case."),
+            Err(Rejection::Unsupported { .. })
+        ));
     }
 
     #[test]

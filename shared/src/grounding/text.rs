@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::words::{
-    CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, OPENING_QUOTES,
-    PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
+    CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS, JOINED_CLAUSES, MEANING_WORDS, META_WORDS,
+    OPENING_QUOTES, PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -63,6 +63,15 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
         line_start += line.len() + 1;
     }
     out
+}
+
+/// Whether a heading is prose the page set in heading type: a full sentence, closed with a full
+/// stop and at least [`HEADING_PROSE_MIN_WORDS`] words long (wcxb-0588's product subtitle, an
+/// `h5`). It may support a claim as any page sentence does (`PageIndex::check`); a titled
+/// question ("What is X?") or a label stays context only.
+pub fn reads_as_prose(body: &str) -> bool {
+    let body = body.trim_end().trim_end_matches(CLOSING_QUOTES);
+    body.ends_with('.') && !body.ends_with("..") && body.split_whitespace().count() >= HEADING_PROSE_MIN_WORDS
 }
 
 /// Where the sentence whose end mark stands at `i` ends, if it does: the byte of the space

@@ -995,6 +995,69 @@ pub const SHORTENING_ASIDE_OPENERS: &[&str] =
 /// affordable"). Written for `shortening::shortenings`.
 pub const SHORTENING_JOINERS: &[&str] = &["and", "or", "but", "nor", "yet", "so"];
 
+/// A piece opening with one of these is a condition the rest of its sentence holds only under,
+/// and a shortening never leaves it out (`shortening::droppable`): "… worth the base asking
+/// price[, if the base storage was 2TB]" (wcxb-0519's key point, offered as a shorter form before
+/// this), "[Without a permit,] you cannot keep otters". Scope words that are adverbs ("only")
+/// stay through [`SHORTENING_KEPT_LY_WORDS`] and the alignment.
+pub const SHORTENING_CONDITION_OPENERS: &[&str] = &[
+    "if",
+    "unless",
+    "without",
+    "except",
+    "only",
+    "provided",
+    "providing",
+    "assuming",
+    "when",
+    "whenever",
+    "as long as",
+    "so long as",
+    "in case",
+    "otherwise",
+];
+
+/// Openers of a concession, which the clause after them stands without ("While a manual
+/// toothbrush can get the job done, many popular electric toothbrushes offer …", wcxb-4833): a
+/// shortening may leave one out though it runs longer than a short opener, up to
+/// [`SHORTENING_CONCESSIVE_LEAD_TOKENS`] tokens. Not "because" or "since": a reason left out
+/// leaves its claim true, but the condition-like "since" ("since 2019") would go with it.
+pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["while", "although", "though", "whereas", "despite"];
+pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
+
+/// Prepositions a sentence may open with: what comes before its first comma is then a phrase of
+/// circumstance ("In his five-year actuarial career,", wcxb-0370), not a clause, and a shorter
+/// form that keeps only it says nothing (`shortening::shortenings`).
+pub const SHORTENING_PREPOSITION_STARTS: &[&str] = &[
+    "in",
+    "on",
+    "at",
+    "after",
+    "before",
+    "during",
+    "for",
+    "from",
+    "since",
+    "with",
+    "without",
+    "under",
+    "over",
+    "by",
+    "through",
+    "throughout",
+    "within",
+    "across",
+    "among",
+    "between",
+    "despite",
+    "upon",
+    "about",
+    "around",
+    "near",
+    "following",
+    "amid",
+];
+
 /// At most this many shorter forms of one sentence are offered (those leaving out fewer pieces
 /// first): enough for every choice of one or two pieces in the longest key points of the dev
 /// pages, and a decoding constraint of that size costs nothing to build.
@@ -1058,6 +1121,12 @@ pub const INSTRUCTION_PHRASES: &[&str] = &[
 pub const CODE_ENDINGS: &[&str] = &["{", ";", "=>", "})", "});", "*/"];
 pub const CODE_FRAGMENTS: &[&str] =
     &["function(", "function (", "=> {", "();", "){", "\n", "var ", "const ", "&&", "||"];
+
+/// A heading this many words long or longer that ends in a full stop is a sentence set in heading
+/// type, and supports a claim as prose does (`text::reads_as_prose`): wcxb-0588's product
+/// subtitle is an `h5` of 22 words. Among the 400 WCXB dev pages, the heading lines with a full
+/// stop below it are names and numbered entries ("7. Terra & Co.", "3. Nintendo Co., Ltd.").
+pub const HEADING_PROSE_MIN_WORDS: usize = 8;
 
 /// Key points: candidate sentences are this long (characters); shorter ones are captions,
 /// buttons and labels, longer ones are run-together lists.
