@@ -1027,7 +1027,9 @@ pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
 
 /// Prepositions a sentence may open with: what comes before its first comma is then a phrase of
 /// circumstance ("In his five-year actuarial career,", wcxb-0370), not a clause, and a shorter
-/// form that keeps only it says nothing (`shortening::shortenings`).
+/// form that keeps only it says nothing (`shortening::shortenings`; "Instead of an evening dinner
+/// party.", readability's ehow-2). The first words of "instead of", "according to", "thanks to"
+/// and "due to" stand for them.
 pub const SHORTENING_PREPOSITION_STARTS: &[&str] = &[
     "in",
     "on",
@@ -1056,6 +1058,21 @@ pub const SHORTENING_PREPOSITION_STARTS: &[&str] = &[
     "near",
     "following",
     "amid",
+    "instead",
+    "unlike",
+    "besides",
+    "beyond",
+    "against",
+    "toward",
+    "towards",
+    "into",
+    "via",
+    "per",
+    "as",
+    "like",
+    "according",
+    "thanks",
+    "due",
 ];
 
 /// At most this many shorter forms of one sentence are offered (those leaving out fewer pieces
