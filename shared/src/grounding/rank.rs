@@ -9,8 +9,8 @@
 
 use super::text::{self, Sentence};
 use super::words::{
-    CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS, POINT_MIN_CHARS,
-    POINT_REDUNDANCY,
+    BOILERPLATE_PHRASES, CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS,
+    POINT_MIN_CHARS, POINT_REDUNDANCY, UNFINISHED_POINT_FACTOR,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -25,8 +25,14 @@ pub fn point_count(sentences: usize) -> usize {
 }
 
 /// Whether a sentence can be a key point: prose of a sensible length, not a heading, a label or a
-/// menu ("Home | News | Sport").
+/// menu ("Home | News | Sport"), and a statement.
 fn candidate(sentence: &Sentence) -> bool {
+    prose(sentence) && !question(sentence)
+}
+
+/// Whether a sentence is prose of a sensible length that could stand as a point, statement or
+/// question.
+fn prose(sentence: &Sentence) -> bool {
     let chars = sentence.text.chars().count();
     if sentence.heading || !(POINT_MIN_CHARS..=POINT_MAX_CHARS).contains(&chars) {
         return false;
@@ -39,12 +45,31 @@ fn candidate(sentence: &Sentence) -> bool {
         && !instruction(sentence)
         && !lead_in(sentence)
         && !code(sentence)
-        && !question(sentence)
+        && !boilerplate(sentence)
+}
+
+/// Whether a sentence is a site's legal small print ("Reddit Rules Privacy Policy User Agreement
+/// Accessibility Reddit, Inc. © 2026.", wcxb-0563's footer, [`BOILERPLATE_PHRASES`]).
+fn boilerplate(sentence: &Sentence) -> bool {
+    let lower = sentence.text.to_lowercase();
+    BOILERPLATE_PHRASES.iter().any(|p| lower.contains(p))
+}
+
+/// Whether a line ends as a sentence does, with its mark (a quotation, a bracket or an emoji may
+/// follow it: "… officially launched their web design business! 🤯", wcxb-4605). One that does not is a label, a caption or a breadcrumb more often than prose ("Home
+/// Quest Lists The Best Board Games from 2025", wcxb-4680; "The largest size loaf a machine
+/// could make", wcxb-4160).
+fn finished(sentence: &Sentence) -> bool {
+    const MARKS: [char; 4] = ['.', '!', '?', '…'];
+    sentence.text.trim_end_matches(|c: char| !c.is_alphanumeric() && !MARKS.contains(&c)).ends_with(MARKS)
 }
 
 /// Whether a sentence asks rather than states ("So finally you're testing your frontend
 /// JavaScript code?", readability/001): as a key point it tells the reader nothing; the
-/// sentences that answer it are what the page says.
+/// sentences that answer it are what the page says. Only a page with too few statements has its
+/// questions as points: a forum thread's opening post that asks is what the page is about
+/// ("… what do people use as utensils if trying to eliminate plastics in the kitchen?",
+/// wcxb-0563).
 fn question(sentence: &Sentence) -> bool {
     sentence.text.trim_end().ends_with('?')
 }
@@ -90,7 +115,12 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
         }
     }
     let title_words: HashSet<String> = text::content_words(title).into_iter().collect();
-    let candidates: Vec<usize> = (0..sentences.len()).filter(|&i| candidate(&sentences[i])).collect();
+    // Statements first; the page's questions only when it has too few of them.
+    let mut candidates: Vec<usize> = (0..sentences.len()).filter(|&i| candidate(&sentences[i])).collect();
+    let statements = candidates.len();
+    if statements < count {
+        candidates.extend((0..sentences.len()).filter(|&i| prose(&sentences[i]) && question(&sentences[i])));
+    }
     let total = candidates.len().max(1) as f64;
     let mut scored: Vec<(f64, usize)> = candidates
         .iter()
@@ -106,10 +136,12 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
             let heading = if under_heading { 1.0 + HEADING_BONUS } else { 1.0 };
             let on_title = set.iter().filter(|w| title_words.contains(*w)).count() as f64;
             let title = 1.0 + 0.15 * on_title.min(3.0);
-            ((centrality + 0.5) * position * heading * title, i)
+            let finished = if finished(&sentences[i]) { 1.0 } else { UNFINISHED_POINT_FACTOR };
+            ((centrality + 0.5) * position * heading * title * finished, i)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let asks = |i: usize| question(&sentences[i]);
+    scored.sort_by(|a, b| asks(a.1).cmp(&asks(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.cmp(&b.1)));
     let mut chosen: Vec<usize> = Vec::new();
     for (_, i) in scored {
         if chosen.len() >= count {
@@ -174,6 +206,51 @@ mod tests {
         let picked = key_points(&lead_in, "Otters return to the river", 10);
         assert!(picked.iter().any(|&i| lead_in[i].text.starts_with("Music and food")), "{picked:?}");
         assert!(!picked.iter().any(|&i| lead_in[i].text.ends_with(':')), "{picked:?}");
+    }
+
+    #[test]
+    fn small_print_breadcrumbs_and_captions_give_way_to_sentences() {
+        let page = "Home Quest Lists The Best Board Games from 2025\n\
+            Here are the staff's picks for our favorite board games from 2025.\n\
+            The board games on this list were picked by the staff after a year of game nights.\n\
+            The largest board games on the staff's list for a night\n\
+            Board Game Quest Rules Privacy Policy User Agreement Accessibility, Inc. © 2026.";
+        let all = text::sentences(page);
+        let picked: Vec<&str> =
+            key_points(&all, "The Best Board Games from 2025", 2).iter().map(|&i| all[i].text.as_str()).collect();
+        assert_eq!(
+            picked,
+            [
+                "Here are the staff's picks for our favorite board games from 2025.",
+                "The board games on this list were picked by the staff after a year of game nights."
+            ]
+        );
+        let all_points: Vec<usize> = key_points(&all, "The Best Board Games from 2025", 5);
+        assert!(!all_points.iter().any(|&i| all[i].text.contains('©')), "{all_points:?}");
+        // A mark followed by a closing bracket or an emoji still ends a sentence.
+        let line = |text: &str| Sentence { text: text.into(), offset: 0, heading: false };
+        assert!(finished(&line("They got their first client before they launched their business! 🤯")));
+        assert!(finished(&line("Someone in the same boat as I was (no degree related to tech!)")));
+        assert!(!finished(&line("Home Quest Lists The Best Board Games from 2025")));
+    }
+
+    #[test]
+    fn a_page_of_few_statements_has_its_questions_as_points() {
+        let thread = text::sentences(
+            "So reading up these pans, it seems you shouldn't use metal utensils on them as it can scratch the enamel.\n\
+             True?\n\
+             If so, what do people use as utensils if trying to eliminate plastics in the kitchen?\n\
+             I make a lot of smash burgers and you really need to scrape well to turn them over.",
+        );
+        let picked: Vec<&str> = key_points(&thread, "Enameled Cast Iron Pan and Metal", 3)
+            .iter()
+            .map(|&i| thread[i].text.as_str())
+            .collect();
+        assert_eq!(picked.len(), 3, "{picked:?}");
+        assert!(picked[1].starts_with("If so, what do people use"), "{picked:?}");
+        // With statements enough, a question is no point.
+        let picked = key_points(&thread, "Enameled Cast Iron Pan and Metal", 2);
+        assert!(!picked.iter().any(|&i| thread[i].text.ends_with('?')), "{picked:?}");
     }
 
     #[test]

@@ -241,6 +241,12 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
 /// "The new bridge, which took five years to build[, quietly opened …]").
 fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
     let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return true };
+    // A semicolon joins two clauses that could each stand alone: what is before it is done
+    // ("The average cost … was a whopping $1,200, according to Graduationparty.com[; $700 of
+    // that was allocated for food]", readability's ehow-2).
+    if tokens[tail.start - 1].ends_with(';') {
+        return true;
+    }
     let dropped = |k: usize| chosen.iter().any(|c| (c.start..c.end).contains(&k));
     // A kept word's mark goes when the piece after it does (see `form`).
     let mark_kept = |k: usize| {
@@ -720,6 +726,14 @@ mod tests {
         assert!(shortenings(otters).iter().any(|f| f == "The otters came back while the river was clean again."));
         let trial = "Indeed, in a peer-reviewed clinical trial by researchers at the University of Sydney, “participants practicing intermittent fasting lost about 8 percent of body weight,” says Luigi Fontana.";
         assert!(shortenings(trial).iter().all(|f| !f.contains("trial")), "{:#?}", shortenings(trial));
+        // A semicolon ends a clause that stands alone (readability's ehow-2).
+        let cost = "The average cost of a graduation party in 2013 was a whopping $1,200, according to Graduationparty.com; $700 of that was allocated for food.";
+        assert!(
+            shortenings(cost).iter().any(|f| f
+                == "The average cost of a graduation party in 2013 was a whopping $1,200, according to Graduationparty.com."),
+            "{:#?}",
+            shortenings(cost)
+        );
         let instead = "Instead of an evening dinner party, host a grad lunch or all appetizers party.";
         assert!(!shortenings(instead).iter().any(|f| f == "Instead of an evening dinner party."));
         let career = "In his five-year actuarial career, Manpreet Mann has worked at both a carrier and a consulting firm, first at The Hanover and now at Aon.";

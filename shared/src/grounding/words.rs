@@ -1155,6 +1155,16 @@ pub const POINT_MAX_CHARS: usize = 400;
 /// Goldstein 1998, with a hard cut instead of a weight).
 pub const POINT_REDUNDANCY: f64 = 0.5;
 
+/// Key points: a line that does not end with a sentence's mark weighs this much of what it would
+/// (`rank::finished`): among the 40 pages of `cargo xtask bench quality`, such key points were a
+/// breadcrumb, captions, labels and headings the page did not mark as such.
+pub const UNFINISHED_POINT_FACTOR: f64 = 0.5;
+
+/// Key points: a sentence holding one of these (lower case) is a site's legal small print, never
+/// a point (wcxb-0563's "Reddit Rules Privacy Policy User Agreement Accessibility Reddit, Inc. ©
+/// 2026.").
+pub const BOILERPLATE_PHRASES: &[&str] = &["©", "all rights reserved", "(c) 20", "(c) 19"];
+
 /// Key points: the lead bonus (news puts the point first: the "inverted pyramid") and the bonus
 /// for a sentence right under a heading (its section's topic sentence).
 pub const LEAD_BONUS: f64 = 0.6;
