@@ -9,8 +9,8 @@
 
 use super::text::{self, Sentence};
 use super::words::{
-    BOILERPLATE_PHRASES, CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS,
-    POINT_MIN_CHARS, POINT_REDUNDANCY, UNFINISHED_POINT_FACTOR,
+    BOILERPLATE_PHRASES, CLOSING_QUOTES, CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS,
+    POINT_MAX_CHARS, POINT_MIN_CHARS, POINT_REDUNDANCY, UNFINISHED_POINT_FACTOR,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -71,7 +71,9 @@ fn finished(sentence: &Sentence) -> bool {
 /// ("… what do people use as utensils if trying to eliminate plastics in the kitchen?",
 /// wcxb-0563).
 fn question(sentence: &Sentence) -> bool {
-    sentence.text.trim_end().ends_with('?')
+    // Closing quotation marks may follow the mark: "In Dr. Shadlen's words, "Could the moment …
+    // be tied to the person's awareness of having decided …?"" (readability's medicalnewstoday).
+    sentence.text.trim_end().trim_end_matches(CLOSING_QUOTES).ends_with('?')
 }
 
 /// Whether a sentence is a line of program code (`CODE_ENDINGS`, `CODE_FRAGMENTS`).
@@ -171,6 +173,9 @@ mod tests {
             "Blanket.js is an easy to install, easy to configure JavaScript code coverage library."
         )));
         assert!(!candidate(&line("So finally you're testing your frontend JavaScript code? Maybe you should?")));
+        assert!(!candidate(&line(
+            "In Dr. Shadlen's words, \"Could the moment be tied to the person's awareness of having decided?\""
+        )));
     }
 
     use super::*;
