@@ -9,8 +9,8 @@
 
 use super::text::{self, Sentence};
 use super::words::{
-    BOILERPLATE_PHRASES, CLOSING_QUOTES, CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS,
-    POINT_MAX_CHARS, POINT_MIN_CHARS, POINT_REDUNDANCY, UNFINISHED_POINT_FACTOR,
+    BOILERPLATE_PHRASES, CODE_ENDINGS, CODE_FRAGMENTS, HEADING_BONUS, INSTRUCTION_PHRASES, LEAD_BONUS, POINT_MAX_CHARS,
+    POINT_MIN_CHARS, POINT_REDUNDANCY, UNFINISHED_POINT_FACTOR,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -73,7 +73,7 @@ fn finished(sentence: &Sentence) -> bool {
 fn question(sentence: &Sentence) -> bool {
     // Closing quotation marks may follow the mark: "In Dr. Shadlen's words, "Could the moment …
     // be tied to the person's awareness of having decided …?"" (readability's medicalnewstoday).
-    sentence.text.trim_end().trim_end_matches(CLOSING_QUOTES).ends_with('?')
+    text::end_mark(&sentence.text) == Some('?')
 }
 
 /// Whether a sentence is a line of program code (`CODE_ENDINGS`, `CODE_FRAGMENTS`).
@@ -123,7 +123,9 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
     if statements < count {
         candidates.extend((0..sentences.len()).filter(|&i| prose(&sentences[i]) && question(&sentences[i])));
     }
-    let total = candidates.len().max(1) as f64;
+    // The lead bonus ranks statements by their place among statements; a question, kept only
+    // for a page short of them, gets none.
+    let total = statements.max(1) as f64;
     let mut scored: Vec<(f64, usize)> = candidates
         .iter()
         .enumerate()
@@ -133,7 +135,7 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
             // Words seen once say nothing about what the page is about.
             let centrality: f64 =
                 set.iter().map(|w| frequency.get(w.as_str()).copied().unwrap_or(0.0) - 1.0).sum::<f64>() / len.sqrt();
-            let position = 1.0 + LEAD_BONUS * (1.0 - rank as f64 / total).powi(2);
+            let position = if rank < statements { 1.0 + LEAD_BONUS * (1.0 - rank as f64 / total).powi(2) } else { 1.0 };
             let under_heading = i > 0 && sentences[i - 1].heading;
             let heading = if under_heading { 1.0 + HEADING_BONUS } else { 1.0 };
             let on_title = set.iter().filter(|w| title_words.contains(*w)).count() as f64;
@@ -253,9 +255,16 @@ mod tests {
             .collect();
         assert_eq!(picked.len(), 3, "{picked:?}");
         assert!(picked[1].starts_with("If so, what do people use"), "{picked:?}");
-        // With statements enough, a question is no point.
-        let picked = key_points(&thread, "Enameled Cast Iron Pan and Metal", 2);
-        assert!(!picked.iter().any(|&i| thread[i].text.ends_with('?')), "{picked:?}");
+        // With statements enough, a question is no point, however central: here it shares the
+        // title's words and comes first.
+        let statements = text::sentences(
+            "What do people use as utensils on enameled cast iron pans and metal?\n\
+             Wooden turners are gentle on the enamel of a cast iron pan and last for years.\n\
+             Silicone spatulas are flexible, heat safe and cheap, and they never scratch a pan.",
+        );
+        let picked = key_points(&statements, "Enameled Cast Iron Pan and Metal", 2);
+        assert!(!picked.iter().any(|&i| statements[i].text.ends_with('?')), "{picked:?}");
+        assert_eq!(picked.len(), 2);
     }
 
     #[test]

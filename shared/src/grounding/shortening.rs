@@ -31,7 +31,9 @@ pub fn shortenable(sentence: &str) -> bool {
 /// is [`shortenable`]: computed once, to both decide and decode.
 pub fn shortening_choice(sentence: &str) -> Option<Vec<String>> {
     let sentence = sentence.trim();
-    if sentence.ends_with(['?', '!']) || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS {
+    if matches!(text::end_mark(sentence), Some('?' | '!'))
+        || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS
+    {
         return None;
     }
     Some(shortenings(sentence)).filter(|forms| forms.len() >= SHORTENABLE_MIN_FORMS)
@@ -132,7 +134,7 @@ pub fn shortenings(source: &str) -> Vec<String> {
             && !is_fragment(&form)
             && !chosen.iter().any(|c| c.kind == CutKind::Tail && tail_leaves_open(&tokens, c, &form))
             && !only_a_phrase(&tokens, &cuts, chosen)
-            && !chosen.iter().any(|c| c.kind == CutKind::Tail && main_clause_in_tail(&tokens, c))
+            && !chosen.iter().any(|c| c.kind == CutKind::Tail && main_clause_in_tail(&tokens, &cuts, c))
         {
             forms.push((chosen.len(), form));
         }
@@ -241,12 +243,6 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
 /// "The new bridge, which took five years to build[, quietly opened …]").
 fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
     let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return true };
-    // A semicolon joins two clauses that could each stand alone: what is before it is done
-    // ("The average cost … was a whopping $1,200, according to Graduationparty.com[; $700 of
-    // that was allocated for food]", readability's ehow-2).
-    if tokens[tail.start - 1].ends_with(';') {
-        return true;
-    }
     let dropped = |k: usize| chosen.iter().any(|c| (c.start..c.end).contains(&k));
     // A kept word's mark goes when the piece after it does (see `form`).
     let mark_kept = |k: usize| {
@@ -259,6 +255,12 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
     let asides: Vec<&Cut> = cuts.iter().filter(|c| matches!(c.kind, CutKind::CommaAside | CutKind::Aside)).collect();
     if asides.iter().any(|c| (c.start..=c.end).contains(&tail.start)) {
         return false;
+    }
+    // A semicolon joins two clauses that could each stand alone: what is before it is done
+    // ("The average cost … was a whopping $1,200, according to Graduationparty.com[; $700 of
+    // that was allocated for food]", readability's ehow-2).
+    if tokens[tail.start - 1].ends_with(';') {
+        return true;
     }
     let aside_mark = |k: usize| asides.iter().any(|c| c.start == k + 1 || c.end == k + 1);
     let own = if marked(tokens[tail.start - 1]) { tail.start - 1 } else { tail.start };
@@ -291,22 +293,29 @@ fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
 /// as a gist.
 fn only_a_phrase(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
     let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return false };
-    let start = cuts.iter().find(|c| c.kind == CutKind::Lead).map_or(0, |lead| lead.end);
+    let lead = cuts.iter().find(|c| c.kind == CutKind::Lead);
+    // The opener kept and nothing after it ("Despite the heavy rain on Saturday.").
+    if lead.is_some_and(|lead| tail.start <= lead.end) {
+        return true;
+    }
+    let start = lead.map_or(0, |lead| lead.end);
     start < tail.start
         && SHORTENING_PREPOSITION_STARTS.contains(&lower(tokens[start]).as_str())
         && !tokens[start..tail.start - 1].iter().any(|t| marked(t))
 }
 
 /// Whether a tail holds the main clause of a subordinate clause the form keeps: one opening
-/// ([`SUBORDINATORS`]) at the sentence's start or after "that" or a joining word, with no mark
+/// ([`SUBORDINATORS`]) at the sentence's start, after its opener ("Indeed, while …"), or after
+/// "that" or a joining word, with no mark
 /// before the tail's ("Our candidates felt that while there were differences in the study
 /// culture …[, one was not necessarily “better” than the other]", wcxb-0370). Kept alone, the
 /// concession is stated as the claim.
-fn main_clause_in_tail(tokens: &[&str], tail: &Cut) -> bool {
+fn main_clause_in_tail(tokens: &[&str], cuts: &[Cut], tail: &Cut) -> bool {
     let own = if marked(tokens[tail.start - 1]) { tail.start - 1 } else { tail.start };
+    let after_lead = |k: usize| cuts.iter().any(|c| c.kind == CutKind::Lead && c.end == k);
     (0..own).rev().take_while(|&k| !marked(tokens[k])).any(|k| {
         SUBORDINATORS.contains(&lower(tokens[k]).as_str())
-            && (k == 0 || {
+            && (k == 0 || after_lead(k) || {
                 let before = lower(tokens[k - 1]);
                 before == "that" || SHORTENING_JOINERS.contains(&before.as_str())
             })
@@ -340,7 +349,12 @@ fn lead_reach(first: &str) -> usize {
 /// out, the claim is stated without it ("… worth the base asking price[, if the base storage
 /// was 2TB]", wcxb-0519).
 fn states_a_condition(stretch: &str) -> bool {
-    let words: Vec<String> = text::words(stretch).take(3).map(str::to_lowercase).collect();
+    // Past a joining word: ", but only if you apply online".
+    let words: Vec<String> = text::words(stretch)
+        .map(str::to_lowercase)
+        .skip_while(|w| SHORTENING_JOINERS.contains(&w.as_str()))
+        .take(3)
+        .collect();
     SHORTENING_CONDITION_OPENERS.iter().any(|condition| {
         let opener: Vec<&str> = condition.split(' ').collect();
         words.len() >= opener.len() && words.iter().zip(&opener).all(|(w, o)| w == o)
@@ -709,21 +723,38 @@ mod tests {
         assert!(shortenings(permit).is_empty(), "{:#?}", shortenings(permit));
         let refund = "The council will refund the full parking fee within two weeks, as long as you apply online.";
         assert!(shortenings(refund).is_empty(), "{:#?}", shortenings(refund));
-        // A concession goes, though it runs longer than a short opener (wcxb-4833).
-        let brush = "While a manual toothbrush can get the job done, many popular electric toothbrushes offer features such as pressure sensors and even facial recognition.";
-        let forms = shortenings(brush);
+        let only = "The council will refund the full parking fee within two weeks, but only if you apply online.";
+        assert!(shortenings(only).is_empty(), "{:#?}", shortenings(only));
+        // A concession goes, though it runs longer than a short opener (after readability's wikia).
+        let bash = "Although Lucasfilm is planning a birthday bash in April, fans might get another present for the saga’s 40th anniversary.";
+        let forms = shortenings(bash);
         assert!(
-            forms.iter().any(|f| f
-                == "Many popular electric toothbrushes offer features such as pressure sensors and even facial recognition."),
+            forms.iter().any(|f| f == "Fans might get another present for the saga’s 40th anniversary."),
             "{forms:#?}"
         );
-        assert!(shortenable(brush));
-        // A sentence's opening phrase is no shorter form of it (wcxb-0370).
+        // A "while" may say when the claim holds: it stays.
+        let medication =
+            "While on this medication for the first two weeks, patients must not drink any alcohol at all.";
+        assert!(shortenings(medication).iter().all(|f| f.starts_with("While")), "{:#?}", shortenings(medication));
+        // A concession kept without its main clause is no shorter form (wcxb-0370), at the
+        // sentence's start, after "that" or after an opener.
         let felt = "Our candidates felt that while there were differences in the study culture between a consulting firm and an insurance carrier, one was not necessarily “better” than the other.";
         assert!(shortenings(felt).is_empty(), "{:#?}", shortenings(felt));
+        let indeed =
+            "Indeed, while prices rose sharply across the region, wages in the old mill town fell for the third year.";
+        assert!(shortenings(indeed).iter().all(|f| !f.ends_with("across the region.")), "{:#?}", shortenings(indeed));
+        let but =
+            "Prices stayed flat in town, but while wages rose across the region, rents in the old mill town fell.";
+        assert!(shortenings(but).iter().all(|f| !f.ends_with("across the region.")), "{:#?}", shortenings(but));
+        // Nor is an opening phrase on its own, kept as the sentence's opener or not.
+        let rain = "Despite the heavy rain on Saturday, the festival drew crowds from across the whole region.";
+        let forms = shortenings(rain);
+        assert!(!forms.iter().any(|f| f == "Despite the heavy rain on Saturday."), "{forms:#?}");
+        assert!(forms.iter().any(|f| f == "The festival drew crowds from across the whole region."), "{forms:#?}");
         // A subordinate clause after the main one may still go with its tail.
         let otters = "The otters came back while the river was clean again, and the town celebrated their return.";
         assert!(shortenings(otters).iter().any(|f| f == "The otters came back while the river was clean again."));
+        // Nor a phrase of circumstance after an opener (wcxb-4530).
         let trial = "Indeed, in a peer-reviewed clinical trial by researchers at the University of Sydney, “participants practicing intermittent fasting lost about 8 percent of body weight,” says Luigi Fontana.";
         assert!(shortenings(trial).iter().all(|f| !f.contains("trial")), "{:#?}", shortenings(trial));
         // A semicolon ends a clause that stands alone (readability's ehow-2).
@@ -734,6 +765,7 @@ mod tests {
             "{:#?}",
             shortenings(cost)
         );
+        // Nor a sentence's opening phrase (readability's ehow-2, wcxb-0370).
         let instead = "Instead of an evening dinner party, host a grad lunch or all appetizers party.";
         assert!(!shortenings(instead).iter().any(|f| f == "Instead of an evening dinner party."));
         let career = "In his five-year actuarial career, Manpreet Mann has worked at both a carrier and a consulting firm, first at The Hanover and now at Aon.";

@@ -246,10 +246,10 @@ impl PageIndex {
         if counts.values().any(|&n| n > MAX_WORD_REPEATS) || short_repeat || stutters(claim) || circular(&lower) {
             return Err(Rejection::Loop);
         }
-        if claim.ends_with('?') || QUESTION_OPENERS.iter().any(|q| lower.starts_with(&format!("{q} "))) {
+        if text::end_mark(claim) == Some('?') || QUESTION_OPENERS.iter().any(|q| lower.starts_with(&format!("{q} "))) {
             return Err(Rejection::Question);
         }
-        if claim.ends_with('!') {
+        if text::end_mark(claim) == Some('!') {
             return Err(Rejection::Exclamation);
         }
         if is_fragment(claim) {
@@ -595,10 +595,10 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
 /// closing quotation marks or not) and the question, the quotation where the sentence quotes
 /// one, opens with one of [`YES_NO_OPENERS`].
 fn asks_whether(sentence: &str) -> bool {
-    let question = sentence.trim_end().trim_end_matches(CLOSING_QUOTES);
-    if !question.ends_with('?') {
+    if text::end_mark(sentence) != Some('?') {
         return false;
     }
+    let question = sentence.trim_end().trim_end_matches(CLOSING_QUOTES);
     let asked = question.rfind(['"', '“']).map_or(question, |k| &question[k + 1..]);
     text::words(asked).next().is_some_and(|first| YES_NO_OPENERS.contains(&first.to_lowercase().as_str()))
 }
@@ -872,6 +872,12 @@ mod tests {
         );
         let supported = page.check("The Modern Leather Case brings rugged protection to your iPhone.").unwrap();
         assert!(supported.sentence.text.starts_with("Modern Leather Case brings"));
+        // Nor does a heading that labels what follows: the page may go on to deny it.
+        let myths = PageIndex::new(
+            "H2: Myth 3: Eating carrots will greatly improve your night vision.\nCarrots hold vitamin A, which \
+             the eye needs, but eating more of them does not sharpen sight.",
+        );
+        assert!(myths.check("Eating carrots will greatly improve your night vision.").is_err());
         // A heading that is a label is context, not support for a longer claim.
         assert!(matches!(
             page.check("Free shipping worldwide for members buying a case."),

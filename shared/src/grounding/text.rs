@@ -66,12 +66,22 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
 }
 
 /// Whether a heading is prose the page set in heading type: a full sentence, closed with a full
-/// stop and at least [`HEADING_PROSE_MIN_WORDS`] words long (wcxb-0588's product subtitle, an
-/// `h5`). It may support a claim as any page sentence does (`PageIndex::check`); a titled
-/// question ("What is X?") or a label stays context only.
+/// stop, at least [`HEADING_PROSE_MIN_WORDS`] words long and with no label before a colon
+/// (wcxb-0588's product subtitle, an `h5`). It may support a claim as any page sentence does
+/// (`PageIndex::check`); a titled question ("What is X?") or a label stays context only.
 pub fn reads_as_prose(body: &str) -> bool {
-    let body = body.trim_end().trim_end_matches(CLOSING_QUOTES);
-    body.ends_with('.') && !body.ends_with("..") && body.split_whitespace().count() >= HEADING_PROSE_MIN_WORDS
+    // A label before a colon says what the rest is, and the page may go on to deny it: "Myth 3:
+    // Eating carrots will greatly improve your night vision."
+    end_mark(body) == Some('.')
+        && !body.trim_end().ends_with("..")
+        && !body.contains(':')
+        && body.split_whitespace().count() >= HEADING_PROSE_MIN_WORDS
+}
+
+/// The mark a sentence ends with, past the closing quotation marks after it ("… having decided
+/// …?"", readability's medicalnewstoday): what tells a question, an exclamation or a statement.
+pub fn end_mark(sentence: &str) -> Option<char> {
+    sentence.trim_end().trim_end_matches(CLOSING_QUOTES).chars().next_back().filter(|c| matches!(c, '.' | '!' | '?'))
 }
 
 /// Where the sentence whose end mark stands at `i` ends, if it does: the byte of the space

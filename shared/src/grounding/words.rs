@@ -998,8 +998,8 @@ pub const SHORTENING_JOINERS: &[&str] = &["and", "or", "but", "nor", "yet", "so"
 /// A piece opening with one of these is a condition the rest of its sentence holds only under,
 /// and a shortening never leaves it out (`shortening::droppable`): "… worth the base asking
 /// price[, if the base storage was 2TB]" (wcxb-0519's key point, offered as a shorter form before
-/// this), "[Without a permit,] you cannot keep otters". Scope words that are adverbs ("only")
-/// stay through [`SHORTENING_KEPT_LY_WORDS`] and the alignment.
+/// this), "[Without a permit,] you cannot keep otters", "[, but only if you apply online]". A
+/// joining word before the condition is looked past.
 pub const SHORTENING_CONDITION_OPENERS: &[&str] = &[
     "if",
     "unless",
@@ -1017,12 +1017,17 @@ pub const SHORTENING_CONDITION_OPENERS: &[&str] = &[
     "otherwise",
 ];
 
-/// Openers of a concession, which the clause after them stands without ("While a manual
-/// toothbrush can get the job done, many popular electric toothbrushes offer …", wcxb-4833): a
-/// shortening may leave one out though it runs longer than a short opener, up to
-/// [`SHORTENING_CONCESSIVE_LEAD_TOKENS`] tokens. Not "because" or "since": a reason left out
-/// leaves its claim true, but the condition-like "since" ("since 2019") would go with it.
-pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["while", "although", "though", "whereas", "despite"];
+/// Openers of a concession, which the clause after them stands without ("Although Lucasfilm is
+/// planning a birthday bash in April, fans might get another present …", after readability's
+/// wikia):
+/// a shortening may leave one out though it runs longer than a short opener. Not "while", which
+/// also says when the claim holds ("While on this medication, patients must not drink"); not
+/// "because" or "since": the condition-like "since" ("since 2019") would go with them.
+pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["although", "though", "whereas", "despite"];
+
+/// A concession a shortening may leave out runs to at most this many tokens, its comma included:
+/// wcxb-4833's "While a manual toothbrush can get the job done," ran to nine; a longer stretch
+/// before the first comma is more often a clause of its own.
 pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
 
 /// Prepositions a sentence may open with: what comes before its first comma is then a phrase of
@@ -1161,9 +1166,9 @@ pub const POINT_REDUNDANCY: f64 = 0.5;
 pub const UNFINISHED_POINT_FACTOR: f64 = 0.5;
 
 /// Key points: a sentence holding one of these (lower case) is a site's legal small print, never
-/// a point (wcxb-0563's "Reddit Rules Privacy Policy User Agreement Accessibility Reddit, Inc. ©
-/// 2026.").
-pub const BOILERPLATE_PHRASES: &[&str] = &["©", "all rights reserved", "(c) 20", "(c) 19"];
+/// a point: wcxb-0563's footer, "Reddit Rules Privacy Policy User Agreement Accessibility Reddit,
+/// Inc. © 2026." and "All rights reserved.".
+pub const BOILERPLATE_PHRASES: &[&str] = &["©", "all rights reserved"];
 
 /// Key points: the lead bonus (news puts the point first: the "inverted pyramid") and the bonus
 /// for a sentence right under a heading (its section's topic sentence).
