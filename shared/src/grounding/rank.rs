@@ -126,7 +126,8 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
     // The lead bonus ranks statements by their place among statements; a question, kept only
     // for a page short of them, gets none.
     let total = statements.max(1) as f64;
-    let mut scored: Vec<(f64, usize)> = candidates
+    // (a question, score, sentence): the questions follow every statement.
+    let mut scored: Vec<(bool, f64, usize)> = candidates
         .iter()
         .enumerate()
         .map(|(rank, &i)| {
@@ -141,13 +142,12 @@ pub fn key_points(sentences: &[Sentence], title: &str, count: usize) -> Vec<usiz
             let on_title = set.iter().filter(|w| title_words.contains(*w)).count() as f64;
             let title = 1.0 + 0.15 * on_title.min(3.0);
             let finished = if finished(&sentences[i]) { 1.0 } else { UNFINISHED_POINT_FACTOR };
-            ((centrality + 0.5) * position * heading * title * finished, i)
+            (rank >= statements, (centrality + 0.5) * position * heading * title * finished, i)
         })
         .collect();
-    let asks = |i: usize| question(&sentences[i]);
-    scored.sort_by(|a, b| asks(a.1).cmp(&asks(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.cmp(&b.1)));
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
     let mut chosen: Vec<usize> = Vec::new();
-    for (_, i) in scored {
+    for (_, _, i) in scored {
         if chosen.len() >= count {
             break;
         }

@@ -132,9 +132,11 @@ pub fn shortenings(source: &str) -> Vec<String> {
             && anchored(&form).is_ok()
             && anchored(&subject).is_ok()
             && !is_fragment(&form)
-            && !chosen.iter().any(|c| c.kind == CutKind::Tail && tail_leaves_open(&tokens, c, &form))
-            && !only_a_phrase(&tokens, &cuts, chosen)
-            && !chosen.iter().any(|c| c.kind == CutKind::Tail && main_clause_in_tail(&tokens, &cuts, c))
+            && chosen.iter().find(|c| c.kind == CutKind::Tail).is_none_or(|tail| {
+                !tail_leaves_open(&tokens, tail, &form)
+                    && !only_a_phrase(&tokens, &cuts, tail)
+                    && !main_clause_in_tail(&tokens, &cuts, tail)
+            })
         {
             forms.push((chosen.len(), form));
         }
@@ -284,15 +286,14 @@ fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
     opens_clause_at_end(form) || (!at_mark && dangling(form))
 }
 
-/// Whether a form keeps nothing but a phrase of circumstance: after the sentence's opener (kept
-/// or left out), its clause opens with a preposition ([`SHORTENING_PREPOSITION_STARTS`]) and
+/// Whether a form cut before `tail` keeps nothing but a phrase of circumstance: after the
+/// sentence's opener (kept or left out), its clause opens with a preposition ([`SHORTENING_PREPOSITION_STARTS`]) and
 /// runs to a tail with no mark between: "In his five-year actuarial career." (wcxb-0370), "In a
 /// peer-reviewed clinical trial." (wcxb-4530's "Indeed, in a peer-reviewed clinical trial by
 /// researchers …, “participants …” says …"). Refused even where the phrase held a clause ("In
 /// 2019 the firm moved to Berlin[, where …]"): one shorter form lost, against a fragment offered
 /// as a gist.
-fn only_a_phrase(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
-    let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return false };
+fn only_a_phrase(tokens: &[&str], cuts: &[Cut], tail: &Cut) -> bool {
     let lead = cuts.iter().find(|c| c.kind == CutKind::Lead);
     // The opener kept and nothing after it ("Despite the heavy rain on Saturday.").
     if lead.is_some_and(|lead| tail.start <= lead.end) {
