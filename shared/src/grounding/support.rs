@@ -827,6 +827,24 @@ mod tests {
     }
 
     #[test]
+    fn a_claim_about_all_of_something_needs_a_page_sentence_that_makes_it() {
+        let page = PageIndex::new(
+            "Most bread machines can bake bread in several different sizes. The dough setting works for any pizza base.",
+        );
+        assert_eq!(
+            page.check("Most bread machines can bake any bread in several different sizes."),
+            Err(Rejection::NovelQualifier { word: "any".into() })
+        );
+        assert_eq!(
+            page.check("All bread machines can bake bread in several different sizes."),
+            Err(Rejection::NovelQualifier { word: "all".into() })
+        );
+        assert!(page.check("Most bread machines can bake bread in several different sizes.").is_ok());
+        // The page's own "any" is there to be restated.
+        assert_eq!(page.check("The dough setting works for any pizza base.").map(|_| ()), Ok(()));
+    }
+
+    #[test]
     fn a_word_of_the_sentence_moved_away_and_replaced_is_refused() {
         let page = PageIndex::new(
             "Mann has worked at both a carrier and a consulting firm, first at Hanover and now at Aon. \

@@ -256,7 +256,7 @@ pub fn probe_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The negation and comparison words of a text ([`MEANING_WORDS`]), lower-cased; a contraction
+/// The negation, comparison and quantifier words of a text ([`MEANING_WORDS`]), lower-cased; a contraction
 /// ending in "n't" and "cannot" count as "not".
 pub fn meaning_words(text: &str) -> HashSet<String> {
     words(text)

@@ -479,13 +479,36 @@ pub const CLAUSE_BREAKS: &[&str] = &[
     " and can ",
 ];
 
-/// Words that turn what a sentence claims around without being content words: negation and
-/// comparison. Content-word support cannot see them ("pays about $1,000 per class" supports "pays
-/// $1,000 more per class than …" word for word), so each must stand in the sentences that support
-/// the claim. From SmolLM2-135M's gists on the dev pages (wcxb-0020's "$1,000 more … than");
-/// contractions ("isn't", "can't") count as "not".
-pub const MEANING_WORDS: &[&str] =
-    &["not", "no", "never", "none", "nor", "without", "more", "less", "fewer", "than", "most", "least"];
+/// Words that turn what a sentence claims around without being content words: negation,
+/// comparison, and the quantifiers that make a claim about all of something. Content-word support
+/// cannot see them ("pays about $1,000 per class" supports "pays $1,000 more per class than …"
+/// word for word; "most bread machines can bake bread in several sizes" supports "a bread machine
+/// that can bake any type of loaf"), so each must stand in the sentences that support the claim.
+/// From SmolLM2-135M's gists on the dev pages (wcxb-0020's "$1,000 more … than", wcxb-4160's "any
+/// type of loaf"); contractions ("isn't", "can't") count as "not".
+pub const MEANING_WORDS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "none",
+    "nor",
+    "without",
+    "more",
+    "less",
+    "fewer",
+    "than",
+    "most",
+    "least",
+    "all",
+    "every",
+    "any",
+    "always",
+    "only",
+    "everything",
+    "everyone",
+    "anything",
+    "anyone",
+];
 
 /// Past participles that do not end in "-ed": a cut head ending on one waits for its "by" or
 /// "with" ("Almondina is a delicious snack made."). The common irregular participles.

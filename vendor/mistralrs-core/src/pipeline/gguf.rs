@@ -403,8 +403,12 @@ impl Loader for GGUFLoader {
         // TODO: PagedAttention is not supported with CPU for now.
         // This check is not really necessary because `get_device_layers` should prevent it.
         let mapping_uses_cpu = mapper.get_unique_devices().iter().any(Device::is_cpu);
-        if mapping_uses_cpu {
+        // Laika patch: warn only when PagedAttention was asked for. On a CPU-only machine nothing
+        // asks for it, and the warning (about a GPU it does not have) was printed on every run.
+        if mapping_uses_cpu && paged_attn_config.is_some() {
             warn!("Device mapping contains a mix of GPU and CPU. There is no CPU support for PagedAttention, disabling PagedAttention.");
+        }
+        if mapping_uses_cpu {
             paged_attn_config = None;
         }
 
