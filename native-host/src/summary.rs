@@ -69,6 +69,8 @@ const SHORTEN_TRIES: usize = 5;
 const QUOTE_CHARS: usize = 300;
 /// A question is answered from this many of the passages that match it best.
 const ANSWER_PASSAGES: usize = 3;
+/// Page sentences shown as an answer's evidence, before the model's answer.
+const EVIDENCE_SENTENCES: usize = 2;
 /// A question whose content words the page holds less than this share of is not answered by
 /// it (the question's own subject is missing).
 const QUESTION_COVERAGE_MIN: f64 = 0.5;
@@ -617,27 +619,14 @@ async fn answer(
         return Ok(());
     }
     let mut top: Vec<usize> = ranked.iter().take(ANSWER_PASSAGES).map(|&(i, _)| i).collect();
-    top.sort_unstable();
-    // The evidence: from each of the best two passages, its sentence closest to the question
-    // (the rarer the words it shares with it, the closer).
+    // The evidence: the sentences of the best passages closest to the question (the rarer the
+    // words they share with it, the closer; more so when they hold what it asks for).
     let mut lines = String::new();
-    for &(p, _) in ranked.iter().take(2) {
-        let passage = &passages[p];
-        let best = writer
-            .index
-            .sentences()
-            .iter()
-            .filter(|s| !s.heading && (passage.offset..passage.offset + passage.text.len()).contains(&s.offset))
-            .map(|s| (bm25.overlap(question, &s.text), s))
-            // A sentence sharing no word with the question is no evidence for it.
-            .filter(|(weight, _)| *weight > 0.0)
-            // The first of equals.
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.offset.cmp(&a.1.offset)))
-            .map(|(_, s)| s.clone());
-        if let Some(sentence) = best {
-            lines.push_str(&writer.point(&sentence));
-        }
+    let sentences = writer.index.sentences().to_vec();
+    for i in grounding::evidence(&bm25, &passages, &top, &sentences, question, EVIDENCE_SENTENCES) {
+        lines.push_str(&writer.point(&sentences[i]));
     }
+    top.sort_unstable();
     if !lines.is_empty() {
         let from = if input.collection.is_some() { "From the sources" } else { "From the page" };
         job.append(&format!("{from}:\n{lines}"));

@@ -59,7 +59,7 @@ fn boilerplate(sentence: &Sentence) -> bool {
 /// follow it: "… officially launched their web design business! 🤯", wcxb-4605). One that does not is a label, a caption or a breadcrumb more often than prose ("Home
 /// Quest Lists The Best Board Games from 2025", wcxb-4680; "The largest size loaf a machine
 /// could make", wcxb-4160).
-fn finished(sentence: &Sentence) -> bool {
+pub(super) fn finished(sentence: &Sentence) -> bool {
     const MARKS: [char; 4] = ['.', '!', '?', '…'];
     sentence.text.trim_end_matches(|c: char| !c.is_alphanumeric() && !MARKS.contains(&c)).ends_with(MARKS)
 }

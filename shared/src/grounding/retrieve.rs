@@ -2,9 +2,12 @@
 //! [`PASSAGE_CHARS`]), ranked against a question with BM25 (Robertson and Zaragoza 2009) over
 //! normalised content words. The whole page is searched, comments and reviews included.
 
-use super::text;
-use super::words::{BM25_B, BM25_K1, PASSAGE_CHARS};
-use std::collections::HashMap;
+use super::text::{self, Sentence};
+use super::words::{
+    BM25_B, BM25_K1, FIGURE_QUESTION_OPENERS, PASSAGE_CHARS, PERSON_QUESTION_OPENERS, UNFINISHED_POINT_FACTOR,
+    WANTED_EVIDENCE_FACTOR,
+};
+use std::collections::{HashMap, HashSet};
 
 /// A passage of the page: its text and its byte offset in the text it was cut from.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,6 +127,80 @@ impl Bm25 {
     }
 }
 
+/// What a question asks for, read from how it opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// An amount, a count, an age, a year, a date ([`FIGURE_QUESTION_OPENERS`]).
+    Figure,
+    /// A person ([`PERSON_QUESTION_OPENERS`]).
+    Person,
+    /// Anything else ("What did …", "Why …").
+    Anything,
+}
+
+/// What `question` asks for.
+pub fn wanted(question: &str) -> Wanted {
+    let lower = question.trim_start().to_lowercase();
+    let opens = |openers: &[&str]| {
+        openers.iter().any(|o| {
+            lower
+                .strip_prefix(o)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(|c: char| !c.is_alphanumeric()))
+        })
+    };
+    if opens(FIGURE_QUESTION_OPENERS) {
+        Wanted::Figure
+    } else if opens(PERSON_QUESTION_OPENERS) {
+        Wanted::Person
+    } else {
+        Wanted::Anything
+    }
+}
+
+/// The page sentences that best answer `question`, best first, at most `count`: the sentences of
+/// the best-ranked `passages` (indices into `all`, ranked by [`Bm25::rank`]) that share a word
+/// with it, weighed by [`Bm25::overlap`], twice ([`WANTED_EVIDENCE_FACTOR`]) when they hold what
+/// it asks for ([`wanted`]: a figure, or a name it does not give), half
+/// ([`UNFINISHED_POINT_FACTOR`]) when they do not end like a sentence (a table row, a caption).
+/// Headings are left out. Equals keep the order of their passages, then of the page.
+pub fn evidence(
+    bm25: &Bm25,
+    all: &[Passage],
+    passages: &[usize],
+    sentences: &[Sentence],
+    question: &str,
+    count: usize,
+) -> Vec<usize> {
+    let wanted = wanted(question);
+    let asked_names: HashSet<String> = text::names(question).into_iter().collect();
+    let holds_wanted = |s: &Sentence| match wanted {
+        Wanted::Figure => !text::numbers(&s.text).is_empty(),
+        Wanted::Person => text::names(&s.text).iter().any(|n| !asked_names.contains(n)),
+        Wanted::Anything => false,
+    };
+    let mut scored: Vec<(f64, usize, usize)> = Vec::new(); // (weight, passage rank, sentence)
+    for (rank, &p) in passages.iter().enumerate() {
+        let Some(passage) = all.get(p) else { continue };
+        let span = passage.offset..passage.offset + passage.text.len();
+        for (i, s) in sentences.iter().enumerate().filter(|(_, s)| !s.heading && span.contains(&s.offset)) {
+            let mut weight = bm25.overlap(question, &s.text);
+            // A sentence sharing no word with the question is no evidence for it.
+            if weight <= 0.0 {
+                continue;
+            }
+            if holds_wanted(s) {
+                weight *= WANTED_EVIDENCE_FACTOR;
+            }
+            if !super::rank::finished(s) {
+                weight *= UNFINISHED_POINT_FACTOR;
+            }
+            scored.push((weight, rank, i));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    scored.into_iter().take(count).map(|(_, _, i)| i).collect()
+}
+
 /// A query's content words, each once.
 fn query_terms(query: &str) -> Vec<String> {
     let mut terms = text::content_words(query);
@@ -159,5 +236,42 @@ mod tests {
         let rare = index.overlap(question, "Otters crack open clam shells.");
         assert!(rare > index.overlap(question, "Otters swim in rivers."), "{rare}");
         assert_eq!(index.overlap(question, "Fish swim upstream."), 0.0);
+    }
+
+    #[test]
+    fn a_question_is_read_for_what_it_asks() {
+        assert_eq!(wanted("How much did Facebook pay for WhatsApp?"), Wanted::Figure);
+        assert_eq!(wanted("when did it open?"), Wanted::Figure);
+        assert_eq!(wanted("Who led the study?"), Wanted::Person);
+        assert_eq!(wanted("Whose boots are these?"), Wanted::Person);
+        // Whole words only.
+        assert_eq!(wanted("Whoever wrote this, what is it about?"), Wanted::Anything);
+        assert_eq!(wanted("What did Smart Projects do?"), Wanted::Anything);
+    }
+
+    #[test]
+    fn evidence_holds_what_the_question_asks_for_and_reads_as_sentences() {
+        let text = "It also pays to be wary of rival suitors, Zuckerberg said.\n\
+                    He is the man behind the $19 billion acquisition of WhatsApp.\n\
+                    Smart Projects | WhatsApp 2014\n\
+                    Smart Projects renamed itself after WhatsApp grew.";
+        let all = passages(text);
+        let sentences = text::sentences(text);
+        let index = Bm25::new(&all);
+        let top: Vec<usize> =
+            index.rank("How much did Facebook pay for WhatsApp?").into_iter().map(|(i, _)| i).collect();
+        let shown = |question: &str, n: usize| -> Vec<String> {
+            evidence(&index, &all, &top, &sentences, question, n)
+                .into_iter()
+                .map(|i| sentences[i].text.clone())
+                .collect()
+        };
+        // "pays" and "WhatsApp" are as rare as each other here: the figure decides.
+        assert!(shown("How much did Facebook pay for WhatsApp?", 1)[0].contains("$19 billion"));
+        // A line that is no sentence gives way to one that is.
+        let smart = shown("What did Smart Projects do after WhatsApp?", 1);
+        assert!(smart[0].starts_with("Smart Projects renamed"), "{smart:?}");
+        // Nothing sharing no word with the question.
+        assert!(shown("Where do otters sleep?", 2).is_empty());
     }
 }

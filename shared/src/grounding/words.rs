@@ -1183,9 +1183,11 @@ pub const POINT_MAX_CHARS: usize = 400;
 /// Goldstein 1998, with a hard cut instead of a weight).
 pub const POINT_REDUNDANCY: f64 = 0.5;
 
-/// Key points: a line that does not end with a sentence's mark weighs this much of what it would
-/// (`rank::finished`): among the 40 pages of `cargo xtask bench quality`, such key points were a
-/// breadcrumb, captions, labels and headings the page did not mark as such.
+/// Key points and an answer's evidence: a line that does not end with a sentence's mark weighs
+/// this much of what it would (`rank::finished`): among the 40 pages of `cargo xtask bench
+/// quality`, such key points were a breadcrumb, captions, labels and headings the page did not
+/// mark as such; asked "What did Smart Projects do in November 2014?", readability's lwn-1 gave
+/// "4.3.4 | November 2014" (a table row) as evidence.
 pub const UNFINISHED_POINT_FACTOR: f64 = 0.5;
 
 /// Key points: a sentence holding one of these (lower case) is a site's legal small print, never
@@ -1204,6 +1206,40 @@ pub const BM25_B: f64 = 0.75;
 
 /// Retrieval: passages are runs of page lines of about this many characters.
 pub const PASSAGE_CHARS: usize = 500;
+
+/// Answers: question openings that ask for a figure (an amount, a count, an age, a length, a
+/// year or a date). A sentence holding a figure is likelier to answer: asked "How much did
+/// Facebook pay for WhatsApp?", readability's cnet page was answered with "It also pays to be
+/// weary of competing suitors …" (it shares "pay") before "… his company's $19 billion
+/// acquisition of WhatsApp …". Matched at the start of the lower-cased question, as whole words.
+pub const FIGURE_QUESTION_OPENERS: &[&str] = &[
+    "how much",
+    "how many",
+    "how old",
+    "how long",
+    "how far",
+    "how big",
+    "how large",
+    "how tall",
+    "how often",
+    "how expensive",
+    "what year",
+    "which year",
+    "in what year",
+    "in which year",
+    "what percentage",
+    "what price",
+    "when",
+];
+
+/// Answers: question openings that ask for a person; a sentence naming someone the question does
+/// not is likelier to answer ("Who led the study?").
+pub const PERSON_QUESTION_OPENERS: &[&str] = &["who", "whom", "whose"];
+
+/// Answers: how much more an evidence sentence weighs when it holds what the question asks for (a
+/// figure, a name). Twice: it takes the lead from a sentence sharing as many of the question's
+/// words, never from one sharing a rarer word as well.
+pub const WANTED_EVIDENCE_FACTOR: f64 = 2.0;
 
 /// `content.find`: the most places one find reports (about what a sidecar step shows without
 /// scrolling away from its card), and how much of each is quoted (a sentence of average length
