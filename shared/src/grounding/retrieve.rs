@@ -4,8 +4,9 @@
 
 use super::text::{self, Sentence};
 use super::words::{
-    BM25_B, BM25_K1, FIGURE_QUESTION_OPENERS, PASSAGE_CHARS, PERSON_QUESTION_OPENERS, UNFINISHED_POINT_FACTOR,
-    WANTED_EVIDENCE_FACTOR,
+    BM25_B, BM25_K1, DEFINITION_AFTER_TERM, DEFINITION_BEFORE_TERM, DEFINITION_QUESTION_OPENERS,
+    DEFINITION_TERM_MAX_WORDS, FIGURE_QUESTION_OPENERS, PASSAGE_CHARS, PERSON_QUESTION_OPENERS,
+    UNFINISHED_POINT_FACTOR, WANTED_EVIDENCE_FACTOR,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -128,39 +129,63 @@ impl Bm25 {
 }
 
 /// What a question asks for, read from how it opens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Wanted {
     /// An amount, a count, an age, a year, a date ([`FIGURE_QUESTION_OPENERS`]).
     Figure,
     /// A person ([`PERSON_QUESTION_OPENERS`]).
     Person,
+    /// What this term (lower case) is ([`DEFINITION_QUESTION_OPENERS`]).
+    Definition(String),
     /// Anything else ("What did …", "Why …").
     Anything,
 }
 
 /// What `question` asks for.
 pub fn wanted(question: &str) -> Wanted {
-    let lower = question.trim_start().to_lowercase();
-    let opens = |openers: &[&str]| {
-        openers.iter().any(|o| {
+    let lower = question.trim().trim_end_matches(['?', '.', '!', ' ']).to_lowercase();
+    let after = |openers: &[&str]| -> Option<String> {
+        openers.iter().find_map(|o| {
             lower
                 .strip_prefix(o)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(|c: char| !c.is_alphanumeric()))
+                .filter(|rest| rest.is_empty() || rest.starts_with(|c: char| !c.is_alphanumeric()))
+                .map(|rest| rest.trim().to_string())
         })
     };
-    if opens(FIGURE_QUESTION_OPENERS) {
-        Wanted::Figure
-    } else if opens(PERSON_QUESTION_OPENERS) {
-        Wanted::Person
-    } else {
-        Wanted::Anything
+    if after(FIGURE_QUESTION_OPENERS).is_some() {
+        return Wanted::Figure;
     }
+    if after(PERSON_QUESTION_OPENERS).is_some() {
+        return Wanted::Person;
+    }
+    if let Some(rest) = after(DEFINITION_QUESTION_OPENERS) {
+        let rest = rest.strip_suffix(" mean").unwrap_or(&rest);
+        let term = ["the ", "a ", "an "].iter().find_map(|a| rest.strip_prefix(a)).unwrap_or(rest).trim();
+        let words = term.split_whitespace().count();
+        if (1..=DEFINITION_TERM_MAX_WORDS).contains(&words) {
+            return Wanted::Definition(term.to_string());
+        }
+    }
+    Wanted::Anything
+}
+
+/// Whether `sentence` says what `term` (lower case) is: the term, as whole words, followed by
+/// [`DEFINITION_AFTER_TERM`] or preceded by [`DEFINITION_BEFORE_TERM`].
+fn defines(sentence: &str, term: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    lower.match_indices(term).any(|(at, _)| {
+        let (before, after) = (&lower[..at], &lower[at + term.len()..]);
+        let whole = !before.ends_with(char::is_alphanumeric) && !after.starts_with(char::is_alphanumeric);
+        whole
+            && (DEFINITION_AFTER_TERM.iter().any(|a| after.starts_with(a))
+                || DEFINITION_BEFORE_TERM.iter().any(|b| before.ends_with(b)))
+    })
 }
 
 /// The page sentences that best answer `question`, best first, at most `count`: the sentences of
 /// the best-ranked `passages` (indices into `all`, ranked by [`Bm25::rank`]) that share a word
 /// with it, weighed by [`Bm25::overlap`], twice ([`WANTED_EVIDENCE_FACTOR`]) when they hold what
-/// it asks for ([`wanted`]: a figure, or a name it does not give), half
+/// it asks for ([`wanted`]: a figure, a name it does not give, or what its term is), half
 /// ([`UNFINISHED_POINT_FACTOR`]) when they do not end like a sentence (a table row, a caption).
 /// Headings are left out. Equals keep the order of their passages, then of the page.
 pub fn evidence(
@@ -173,9 +198,10 @@ pub fn evidence(
 ) -> Vec<usize> {
     let wanted = wanted(question);
     let asked_names: HashSet<String> = text::names(question).into_iter().collect();
-    let holds_wanted = |s: &Sentence| match wanted {
+    let holds_wanted = |s: &Sentence| match &wanted {
         Wanted::Figure => !text::numbers(&s.text).is_empty(),
         Wanted::Person => text::names(&s.text).iter().any(|n| !asked_names.contains(n)),
+        Wanted::Definition(term) => defines(&s.text, term),
         Wanted::Anything => false,
     };
     let mut scored: Vec<(f64, usize, usize)> = Vec::new(); // (weight, passage rank, sentence)
@@ -247,6 +273,24 @@ mod tests {
         // Whole words only.
         assert_eq!(wanted("Whoever wrote this, what is it about?"), Wanted::Anything);
         assert_eq!(wanted("What did Smart Projects do?"), Wanted::Anything);
+        assert_eq!(wanted("What is DNP?"), Wanted::Definition("dnp".into()));
+        assert_eq!(wanted("what's the Moray Driver Kit?"), Wanted::Definition("moray driver kit".into()));
+        assert_eq!(
+            wanted("What does bounded evidence accumulation mean?"),
+            Wanted::Definition("bounded evidence accumulation".into())
+        );
+        // Too long to be a term.
+        assert_eq!(wanted("What is the reason the company gave for the sale of its shares?"), Wanted::Anything);
+    }
+
+    #[test]
+    fn a_sentence_saying_what_a_term_is_defines_it() {
+        assert!(defines("The tablets contained dinitrophenol, known as DNP, which is toxic.", "dnp"));
+        assert!(defines("DNP is not a miracle slimming pill.", "dnp"));
+        assert!(defines("Bounded evidence accumulation (BEA) is a model.", "bounded evidence accumulation"));
+        assert!(!defines("Stay away from products that contained DNP.", "dnp"));
+        // Whole words only.
+        assert!(!defines("The DNPA is a park authority.", "dnp"));
     }
 
     #[test]
@@ -271,6 +315,14 @@ mod tests {
         // A line that is no sentence gives way to one that is.
         let smart = shown("What did Smart Projects do after WhatsApp?", 1);
         assert!(smart[0].starts_with("Smart Projects renamed"), "{smart:?}");
+        // What a term is, for "What is …?".
+        let text =
+            "Eight tablets contained DNP.\nWest Mercia police said the tablets held dinitrophenol, known as DNP.";
+        let (all, sentences) = (passages(text), text::sentences(text));
+        let index = Bm25::new(&all);
+        let top: Vec<usize> = index.rank("What is DNP?").into_iter().map(|(i, _)| i).collect();
+        let best = evidence(&index, &all, &top, &sentences, "What is DNP?", 1);
+        assert!(sentences[best[0]].text.contains("known as DNP"), "{best:?}");
         // Nothing sharing no word with the question.
         assert!(shown("Where do otters sleep?", 2).is_empty());
     }

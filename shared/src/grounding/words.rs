@@ -1232,6 +1232,24 @@ pub const FIGURE_QUESTION_OPENERS: &[&str] = &[
     "when",
 ];
 
+/// Answers: question openings that ask what something is ("What is DNP?"); the rest of the
+/// question, less a leading article, is the term asked about when it is short
+/// ([`DEFINITION_TERM_MAX_WORDS`]). A sentence that says what the term is is likelier to answer:
+/// readability's buzzfeed-1 was answered with the Food Standards Agency's warning before "… known
+/// as DNP, which is a highly toxic industrial chemical."
+pub const DEFINITION_QUESTION_OPENERS: &[&str] =
+    &["what is", "what are", "what's", "what was", "what were", "what does", "what do"];
+
+/// Answers: the longest term a "What is …?" question is read as asking about, in words.
+pub const DEFINITION_TERM_MAX_WORDS: usize = 5;
+
+/// Answers: what follows a term in a sentence that says what it is ("DNP is …", "dinitrophenol,
+/// which is …", "Smart Projects, the company …", "DNP (dinitrophenol)"), and what goes before it
+/// ("known as DNP"). Lower case.
+pub const DEFINITION_AFTER_TERM: &[&str] =
+    &[" is ", " are ", " was ", " were ", " means ", " refers to ", ", which ", ", a ", ", an ", ", the ", " ("];
+pub const DEFINITION_BEFORE_TERM: &[&str] = &["known as ", "called ", "named ", "also as "];
+
 /// Answers: question openings that ask for a person; a sentence naming someone the question does
 /// not is likelier to answer ("Who led the study?").
 pub const PERSON_QUESTION_OPENERS: &[&str] = &["who", "whom", "whose"];
