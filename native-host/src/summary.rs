@@ -289,7 +289,7 @@ impl Writer<'_> {
     /// A page sentence as shown: `sentence [n]`.
     fn quoted(&mut self, sentence: &Sentence) -> String {
         let n = self.cite(sentence);
-        format!("{} [{n}]", shorten(&sentence.text, QUOTE_CHARS))
+        format!("{} [{n}]", grounding::text::as_shown(&shorten(&sentence.text, QUOTE_CHARS)))
     }
 
     /// A page sentence as a cited line: `- sentence [n]`.

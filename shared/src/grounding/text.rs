@@ -78,6 +78,32 @@ pub fn reads_as_prose(body: &str) -> bool {
         && body.split_whitespace().count() >= HEADING_PROSE_MIN_WORDS
 }
 
+/// A page sentence as a line shows it: a quotation it opens and does not close (the speaker's
+/// next sentence closes it on the page) is closed after it, and one it closes that an earlier
+/// sentence opened is opened before it, so the line reads as the quotation it is ("“DNP is not a
+/// miracle slimming pill.", readability's buzzfeed-1, shown as "“DNP is not a miracle slimming
+/// pill.”"). Curly double quotes, and straight ones that stand alone at either end; the citation
+/// keeps the page's own text.
+pub fn as_shown(sentence: &str) -> String {
+    let text = sentence.trim();
+    let (opens, closes) = (text.matches('“').count(), text.matches('”').count());
+    if text.starts_with('“') && opens > closes {
+        return format!("{text}”");
+    }
+    if text.ends_with('”') && closes > opens {
+        return format!("“{text}");
+    }
+    if text.matches('"').count() == 1 {
+        if text.starts_with('"') {
+            return format!("{text}\"");
+        }
+        if text.ends_with('"') {
+            return format!("\"{text}");
+        }
+    }
+    text.to_string()
+}
+
 /// The mark a sentence ends with, past the closing quotation marks after it ("… having decided
 /// …?"", readability's medicalnewstoday): what tells a question, an exclamation or a statement.
 pub fn end_mark(sentence: &str) -> Option<char> {
@@ -389,6 +415,19 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_quotation_cut_by_the_sentence_split_is_shown_whole() {
+        assert_eq!(as_shown("“DNP is not a miracle slimming pill."), "“DNP is not a miracle slimming pill.”");
+        assert_eq!(as_shown("It is a deadly toxin.”"), "“It is a deadly toxin.”");
+        assert_eq!(as_shown("\"Quoted and cut."), "\"Quoted and cut.\"");
+        // Whole quotations and plain sentences stay as they are.
+        for whole in ["“Man’s greed is hurting the whales,” says Parata.", "She said “no” twice.", "Plain words."]
+        {
+            assert_eq!(as_shown(whole), whole);
+        }
+    }
+
     use super::*;
 
     #[test]
