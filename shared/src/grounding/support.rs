@@ -12,9 +12,9 @@ use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS,
-    ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS,
-    META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES,
-    MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS,
+    ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS,
+    MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
+    META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS,
     RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES,
     SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
@@ -88,6 +88,12 @@ pub enum Rejection {
     Recombined {
         runs: usize,
     },
+    /// An indefinite article its page sentence has between two of its words left out ("This post shows
+    /// different approach" where the page says "shows a different approach"): broken English,
+    /// which a reader takes for a fault of the page or of Laika.
+    DroppedArticle {
+        article: String,
+    },
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
@@ -128,6 +134,7 @@ impl Rejection {
             Rejection::OffQuestion => "off_question",
             Rejection::NovelWord { .. } => "novel_word",
             Rejection::Recombined { .. } => "recombined",
+            Rejection::DroppedArticle { .. } => "dropped_article",
             Rejection::Unanchored => "unanchored",
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
@@ -327,6 +334,9 @@ impl PageIndex {
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
                 }
+                if let Some(article) = alignment.main_sentence().and_then(|main| self.dropped_article(claim, main)) {
+                    return Err(Rejection::DroppedArticle { article });
+                }
                 let asked = |run: &align::Run| {
                     run.words >= 2 && self.sentences.get(run.sentence).is_some_and(|s| asks_whether(&s.text))
                 };
@@ -363,6 +373,23 @@ impl PageIndex {
                             .position(|next| *next == w[2])
                             .is_some_and(|k| between(k).iter().any(|moved| claim_words.contains(moved)))
                 })
+        })
+    }
+
+    /// The indefinite article (a, an) the claim leaves out before two of its words that its main page
+    /// sentence writes after that article, word for word ("shows [a] different approach"), and
+    /// never side by side with the word before. A noun phrase the claim changes keeps its own
+    /// article or none ("refers to software applications" for "refers to a software
+    /// application" is plural, and stands).
+    fn dropped_article(&self, claim: &str, main: usize) -> Option<String> {
+        let sentence = self.sentences.get(main)?;
+        let lower = |t: &str| -> Vec<String> { text::words(t).map(str::to_lowercase).collect() };
+        let (page, claim) = (lower(&sentence.text), lower(claim));
+        let article = |w: &String| INDEFINITE_ARTICLES.contains(&w.as_str());
+        claim.windows(3).filter(|w| !w.iter().any(article)).find_map(|w| {
+            let side_by_side = page.windows(2).any(|p| p[0] == w[0] && p[1] == w[1]);
+            let parted = page.windows(4).find(|p| p[0] == w[0] && article(&p[1]) && p[2] == w[1] && p[3] == w[2]);
+            parted.filter(|_| !side_by_side).map(|p| p[1].clone())
         })
     }
 
@@ -824,6 +851,18 @@ mod tests {
         );
         // The page's own "isn't" and "most" are there to be restated.
         assert!(page.check("Cost is not a concern for most college students.").is_ok());
+    }
+
+    #[test]
+    fn a_claim_leaving_out_an_article_its_sentence_has_is_refused() {
+        let page = PageIndex::new(
+            "This post shows a different approach: fold-safe windows, SIMD probes, and verifiers for fast search.",
+        );
+        assert_eq!(
+            page.check("This post shows different approach: fold-safe windows and SIMD probes."),
+            Err(Rejection::DroppedArticle { article: "a".into() })
+        );
+        assert!(page.check("This post shows a different approach: fold-safe windows and SIMD probes.").is_ok());
     }
 
     #[test]

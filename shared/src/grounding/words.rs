@@ -803,6 +803,13 @@ pub const SENTENCE_OPENING_WORDS: &[&str] = &[
     "There", "An", "In", "But", "And", "So", "If", "When",
 ];
 
+/// The indefinite articles: one a page sentence has before a singular noun is not left out by a
+/// claim restating it ([`crate::grounding::Rejection::DroppedArticle`]): "shows different
+/// approach" (SmolLM2-135M on wcxb-0415) is broken English. "The" is not here: "designed to take
+/// pressure off joints" for "take the pressure off your joints" (wcxb-4017) reads well, as a
+/// mass noun or a headline does without it.
+pub const INDEFINITE_ARTICLES: &[&str] = &["a", "an"];
+
 /// Words that state a relation between what stands before and after them. Where a claim's run
 /// from one page sentence meets a run from another at one of these, the relation is the model's,
 /// not the page's: "Free Screen Protector with Full-grain leather." (SmolLM2-135M on wcxb-0588,
