@@ -48,6 +48,11 @@ fn page(name: &str) -> PageIndex {
 /// (page, sentence the model wrote, why it is not what the page says)
 const UNFAITHFUL: &[(&str, &str, &str)] = &[
     (
+        "wcxb-4160",
+        "A Bread Machine that can bake any type of loaf.",
+        "the page says most machines bake bread in several sizes, not any type of loaf",
+    ),
+    (
         "wcxb-0457",
         "Less than half of building companies aren’t offering a hot drink to homeowners.",
         "roles swapped: the page's homeowners don't offer their builder a drink",
