@@ -14,9 +14,9 @@ use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS,
     ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS,
     MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
-    META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS,
-    RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES,
-    SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
+    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -107,7 +107,8 @@ pub enum Rejection {
     /// shortening.
     Rewritten,
     /// States what the page only asks: two or more of its words in a row come from a page
-    /// question asking whether something is so ([`YES_NO_OPENERS`]).
+    /// question asking whether something is so ([`YES_NO_OPENERS`]) or asking for what it leaves
+    /// out ([`OPEN_QUESTION_OPENERS`]).
     AskedOnPage,
     /// Too few of its content words are on the page.
     Unsupported {
@@ -618,16 +619,20 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
 }
 
-/// Whether a page sentence asks whether something is so: it ends in a question mark (inside
-/// closing quotation marks or not) and the question, the quotation where the sentence quotes
-/// one, opens with one of [`YES_NO_OPENERS`].
+/// Whether a page sentence asks whether something is so, or asks for what it leaves out: it
+/// ends in a question mark (inside closing quotation marks or not) and the question, the
+/// quotation where the sentence quotes one, opens with one of [`YES_NO_OPENERS`] or
+/// [`OPEN_QUESTION_OPENERS`]. ("Why" and "how" take their fact as given.)
 fn asks_whether(sentence: &str) -> bool {
     if text::end_mark(sentence) != Some('?') {
         return false;
     }
     let question = sentence.trim_end().trim_end_matches(CLOSING_QUOTES);
     let asked = question.rfind(['"', '“']).map_or(question, |k| &question[k + 1..]);
-    text::words(asked).next().is_some_and(|first| YES_NO_OPENERS.contains(&first.to_lowercase().as_str()))
+    text::words(asked).next().is_some_and(|first| {
+        let first = first.to_lowercase();
+        YES_NO_OPENERS.contains(&first.as_str()) || OPEN_QUESTION_OPENERS.contains(&first.as_str())
+    })
 }
 
 /// Whether a short line uses one of its content words twice for nothing: unless every use
@@ -954,6 +959,15 @@ mod tests {
             Err(Rejection::AskedOnPage)
         );
         assert!(asks.check("Sea otters use stone tools.").is_ok());
+        // Nor does one asking for what it leaves out.
+        let post = PageIndex::new(
+            "What do you pay attention to if you are going to buy a web hosting service? Is location important for \
+             you? Reliability is one of the key components to look at.",
+        );
+        assert_eq!(
+            post.check("You pay attention if you are going to buy a web hosting service."),
+            Err(Rejection::AskedOnPage)
+        );
     }
 
     #[test]

@@ -730,6 +730,12 @@ pub const YES_NO_OPENERS: &[&str] = &[
     "have", "had",
 ];
 
+/// Openers of a question asking for what it leaves out (a thing, a person, a place, a time): its
+/// other words state nothing either. "A web hosting service and how it pays attention to
+/// location." (SmolLM2-135M on wcxb-0533) was built on a forum post's "What do you pay attention
+/// to if you are going to buy a web hosting service? Is location important for you?"
+pub const OPEN_QUESTION_OPENERS: &[&str] = &["what", "which", "who", "whom", "where", "when"];
+
 /// A line with at most this many content words that uses one of them twice says it twice
 /// ("Review of Apple iPad 11 inch Review.", wcxb-0519's gist): in a line that short no second
 /// use adds anything. Longer lines may contrast with a repeat ("in-state students pay …,
