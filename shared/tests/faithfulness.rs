@@ -48,6 +48,11 @@ fn page(name: &str) -> PageIndex {
 /// (page, sentence the model wrote, why it is not what the page says)
 const UNFAITHFUL: &[(&str, &str, &str)] = &[
     (
+        "wcxb-0415",
+        "Most of those kernels are designed for 1-byte Unicode sequences, which cover a lot of European languages.",
+        "the kernels are designed around 1- and 2-byte sequences",
+    ),
+    (
         "wcxb-4160",
         "A Bread Machine that can bake any type of loaf.",
         "the page says most machines bake bread in several sizes, not any type of loaf",

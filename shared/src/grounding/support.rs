@@ -859,6 +859,16 @@ mod tests {
     }
 
     #[test]
+    fn one_of_two_figures_sharing_a_suffix_is_not_the_pair() {
+        let page = PageIndex::new(
+            "Most of those kernels are designed around 1- and 2-byte UTF-8 sequences, which already cover the \
+             majority of European languages.",
+        );
+        assert!(page.check("Most of those kernels are designed for 1-byte UTF-8 sequences.").is_err());
+        assert!(page.check("Most of those kernels are designed around 1- and 2-byte UTF-8 sequences.").is_ok());
+    }
+
+    #[test]
     fn a_claim_leaving_out_an_article_its_sentence_has_is_refused() {
         let page = PageIndex::new(
             "This post shows a different approach: fold-safe windows, SIMD probes, and verifiers for fast search.",

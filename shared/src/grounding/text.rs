@@ -331,7 +331,9 @@ fn number_spans(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
 }
 
 /// Figures as a reader takes them: [`numbers`], except that a range ("5-20%", "5 – 20", "5 to
-/// 20") is one figure, "5-20". A sentence that gives one end of a range alone states a figure its
+/// 20") is one figure, "5-20", and so are figures sharing a suffix ("1- and 2-byte sequences",
+/// "3- or 4-star hotels": "1-2", "3-4"; "designed for 1-byte sequences", SmolLM2-135M on
+/// wcxb-0415, left out the 2-byte ones). A sentence that gives one end of a range alone states a figure its
 /// page does not ("include a 5% tip" where the page says "a 5-20% tip", SmolLM2-135M on
 /// wcxb-1066 in `cargo xtask bench quality`), though the number itself stands on the page.
 pub fn figures(text: &str) -> Vec<String> {
@@ -342,7 +344,7 @@ pub fn figures(text: &str) -> Vec<String> {
         let between: String = last_end.map(|end| chars[end..span.start].iter().collect()).unwrap_or_default();
         let joiner = between.trim_matches(|c: char| c.is_whitespace() || matches!(c, '%' | '$' | '€' | '£'));
         match out.last_mut() {
-            Some(previous) if matches!(joiner, "-" | "–" | "—" | "to") => {
+            Some(previous) if matches!(joiner, "-" | "–" | "—" | "to" | "- and" | "- or" | "-and" | "-or") => {
                 previous.push('-');
                 previous.push_str(&number);
             }
@@ -481,8 +483,8 @@ mod tests {
     fn numbers_names_and_addresses_are_found() {
         assert_eq!(numbers("In 2019, 1,200 people paid $3.50 each."), ["2019", "1200", "3.50"]);
         assert_eq!(
-            figures("Tip 5-20% of $1,200, or $5 – $20, for 2 to 3 hours; 15% and 6 more."),
-            ["5-20", "1200", "5-20", "2-3", "15", "6"]
+            figures("Tip 5-20% of $1,200, or $5 – $20, for 2 to 3 hours; 15% and 6 more; 1- and 2-byte."),
+            ["5-20", "1200", "5-20", "2-3", "15", "6", "1-2"]
         );
         assert_eq!(names("Otters were seen by Jane Doe at NASA's lab."), ["jane", "doe", "nasa"]);
         assert!(names("Otters swim.").is_empty());
