@@ -622,9 +622,13 @@ async fn answer(
     // The evidence: the sentences of the best passages closest to the question (the rarer the
     // words they share with it, the closer; more so when they hold what it asks for).
     let mut lines = String::new();
-    let sentences = writer.index.sentences().to_vec();
-    for i in grounding::evidence(&bm25, &passages, &top, &sentences, question, EVIDENCE_SENTENCES) {
-        lines.push_str(&writer.point(&sentences[i]));
+    let all = writer.index.sentences();
+    let evidence: Vec<Sentence> = grounding::evidence(&bm25, &passages, &top, all, question, EVIDENCE_SENTENCES)
+        .into_iter()
+        .map(|i| all[i].clone())
+        .collect();
+    for sentence in &evidence {
+        lines.push_str(&writer.point(sentence));
     }
     top.sort_unstable();
     if !lines.is_empty() {

@@ -390,38 +390,22 @@ impl PageIndex {
         if claim_words.len() > SHORT_LINE_CONTENT_WORDS {
             return false;
         }
-        // The claim's words, each with how many content words came before it.
-        let mut seen = 0;
-        let words: Vec<(String, usize)> = text::words(claim)
-            .map(|w| {
-                let before = seen;
-                seen += text::content_words(w).len();
-                (w.to_lowercase(), before)
-            })
-            .collect();
-        let mut start = 0;
-        alignment.runs.windows(2).any(|pair| {
-            start += pair[0].words;
-            let run = &pair[0];
+        joins(claim, alignment).into_iter().any(|(run, next, between)| {
             // The sentence's own next content word, which the claim leaves out.
             let (Some(sentence), Some(sequence)) = (self.sentences.get(run.sentence), self.sequences.get(run.sentence))
             else {
                 return false;
             };
             let Some(own) = sequence.get(run.last + 1) else { return false };
-            if run.sentence == pair[1].sentence || claim_words.contains(own) {
+            if run.sentence == next.sentence || claim_words.contains(own) {
                 return false;
             }
             // The preposition the claim joins the next run with…
-            let Some(relation) = words
-                .iter()
-                .find(|(w, before)| *before == start && RUN_RELATION_WORDS.contains(&w.as_str()))
-                .map(|(w, _)| w)
-            else {
+            let Some(relation) = between.iter().find(|w| RUN_RELATION_WORDS.contains(&w.as_str())) else {
                 return false;
             };
             // … stands right after the run's last word in the sentence, before its next one.
-            let tokens: Vec<String> = text::words(&sentence.text).map(str::to_lowercase).collect();
+            let tokens = text::lower_words(&sentence.text);
             tokens.iter().enumerate().any(|(i, token)| {
                 text::content_words(token).first() == Some(&sequence[run.last])
                     && tokens[i + 1..].iter().take_while(|t| text::content_words(t).is_empty()).any(|t| t == relation)
@@ -436,8 +420,7 @@ impl PageIndex {
     /// application" is plural, and stands).
     fn dropped_article(&self, claim: &str, main: usize) -> Option<String> {
         let sentence = self.sentences.get(main)?;
-        let lower = |t: &str| -> Vec<String> { text::words(t).map(str::to_lowercase).collect() };
-        let (page, claim) = (lower(&sentence.text), lower(claim));
+        let (page, claim) = (text::lower_words(&sentence.text), text::lower_words(claim));
         let article = |w: &String| INDEFINITE_ARTICLES.contains(&w.as_str());
         claim.windows(3).filter(|w| !w.iter().any(article)).find_map(|w| {
             let side_by_side = page.windows(2).any(|p| p[0] == w[0] && p[1] == w[1]);
@@ -461,31 +444,18 @@ impl PageIndex {
         if claim_words.len() > SHORT_LINE_CONTENT_WORDS {
             return false;
         }
-        // The claim's words, each with how many content words came before it.
-        let mut seen = 0;
-        let words: Vec<(String, usize)> = text::words(claim)
-            .map(|w| {
-                let before = seen;
-                seen += text::content_words(w).len();
-                (w.to_lowercase(), before)
-            })
-            .collect();
         // (The title is kept as content words only: it lends no word of relation.)
-        let sentence_words = |i: usize| -> Vec<String> {
-            self.sentences.get(i).map_or(Vec::new(), |s| text::words(&s.text).map(str::to_lowercase).collect())
-        };
-        let mut start = 0;
-        alignment.runs.windows(2).any(|pair| {
-            start += pair[0].words;
-            let (a, b) = (sentence_words(pair[0].sentence), sentence_words(pair[1].sentence));
-            let long = pair.iter().all(|run| run.words >= 2);
-            pair[0].sentence != pair[1].sentence
-                && pair[0].words >= 2
-                // The words after one run's last content word and before the next run's first.
-                && words.iter().any(|(w, before)| {
+        let sentence_words =
+            |i: usize| -> Vec<String> { self.sentences.get(i).map_or(Vec::new(), |s| text::lower_words(&s.text)) };
+        joins(claim, alignment).into_iter().any(|(run, next, between)| {
+            let (a, b) = (sentence_words(run.sentence), sentence_words(next.sentence));
+            let long = run.words >= 2 && next.words >= 2;
+            run.sentence != next.sentence
+                && run.words >= 2
+                && between.iter().any(|w| {
                     let relation =
                         (long && RUN_RELATION_WORDS.contains(&w.as_str())) || RUN_IDENTITY_WORDS.contains(&w.as_str());
-                    *before == start && relation && !a.contains(w) && !b.contains(w)
+                    relation && !a.contains(w) && !b.contains(w)
                 })
         })
     }
@@ -669,6 +639,31 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
         .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
+}
+
+/// Each pair of a claim's consecutive alignment runs, with the claim's words (lower case) that
+/// join them: those after the first run's last content word, up to and including the next
+/// run's first.
+fn joins<'a>(claim: &str, alignment: &'a align::Alignment) -> Vec<(&'a align::Run, &'a align::Run, Vec<String>)> {
+    // The claim's words, each with how many content words came before it.
+    let mut seen = 0;
+    let words: Vec<(String, usize)> = text::words(claim)
+        .map(|w| {
+            let before = seen;
+            seen += text::content_words(w).len();
+            (w.to_lowercase(), before)
+        })
+        .collect();
+    let mut start = 0;
+    alignment
+        .runs
+        .windows(2)
+        .map(|pair| {
+            start += pair[0].words;
+            let between = words.iter().filter(|(_, before)| *before == start).map(|(w, _)| w.clone()).collect();
+            (&pair[0], &pair[1], between)
+        })
+        .collect()
 }
 
 /// Whether a page sentence asks whether something is so, or asks for what it leaves out: it

@@ -202,6 +202,12 @@ pub fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// The words of a text ([`words`]), lower-cased, in order: how a claim is compared with a page
+/// sentence word for word.
+pub fn lower_words(text: &str) -> Vec<String> {
+    words(text).map(str::to_lowercase).collect()
+}
+
 /// Whether a text reads as English: enough of its words (three letters or more, the first
 /// few thousand) are English function words. Too few words to tell counts as English.
 pub fn reads_as_english(text: &str) -> bool {
