@@ -10,10 +10,11 @@ use super::text;
 use super::words::{
     CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
     SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS,
-    SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
-    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
-    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBORDINATORS,
+    SHORTENING_CONNECTIVE_OPENERS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS,
+    SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS,
+    SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS,
+    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -362,6 +363,28 @@ fn states_a_condition(stretch: &str) -> bool {
     })
 }
 
+/// Whether a piece a shortening would leave out limits what the rest of its sentence says: it
+/// holds a word saying the claim holds only sometimes, for some or in part
+/// ([`SHORTENING_LIMITING_WORDS`]), or, as an opener or an aside, it opens with a preposition
+/// and is neither a mere connective ([`SHORTENING_CONNECTIVE_OPENERS`]), the text naming itself
+/// ([`SHORTENING_DOCUMENT_WORDS`]) nor a concession: "[For
+/// children,] the dose is 5 mg". Left out, the claim would say more than the page.
+fn limits_the_claim(stretch: &str, piece: Piece) -> bool {
+    let words: Vec<String> = text::words(stretch).map(str::to_lowercase).collect();
+    if words.iter().any(|w| SHORTENING_LIMITING_WORDS.contains(&w.as_str())) {
+        return true;
+    }
+    // Past a joining word: "[, and in 2019,]".
+    let frame: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| SHORTENING_JOINERS.contains(w)).collect();
+    // A concession ("[Despite the heavy rain,]") is no frame: the claim holds all the same.
+    piece != Piece::Tail
+        && frame
+            .first()
+            .is_some_and(|w| SHORTENING_PREPOSITION_STARTS.contains(w) && !SHORTENING_CONCESSIVE_OPENERS.contains(w))
+        && !SHORTENING_CONNECTIVE_OPENERS.contains(&frame.join(" ").as_str())
+        && !matches!(frame.as_slice(), [_, "this" | "our" | "the", document] if SHORTENING_DOCUMENT_WORDS.contains(document))
+}
+
 /// Whether a token ends with a mark that can set a piece off.
 fn marked(token: &str) -> bool {
     token.ends_with([',', ';', ':'])
@@ -492,7 +515,7 @@ enum Piece {
 /// tech education more affordable").
 fn droppable(stretch: &str, piece: Piece) -> bool {
     const MARKS: &[char] = &[',', ';', ':', '(', ')', '–', '—', '-'];
-    if states_a_condition(stretch) {
+    if states_a_condition(stretch) || limits_the_claim(stretch, piece) {
         return false;
     }
     let words = text::words(stretch).count();
@@ -709,6 +732,42 @@ mod tests {
         let festival = "The festival, held every June, draws crowds from across the region (about 40,000 last year).";
         has(&shortenings(festival), "The festival, held every June, draws crowds from across the region.");
         has(&shortenings(festival), "The festival draws crowds from across the region.");
+    }
+
+    #[test]
+    fn a_shortening_keeps_what_limits_its_claim() {
+        // Key points of wcxb dev pages, each offered without its frame before: the claim left
+        // said more than the page.
+        for framed in [
+            "For in-state students, U.S. public universities charge an average of $40,536 for an online bachelor’s degree.",
+            "Before 2012, there were few weight loss medications approved by the FDA.",
+            "By enrolling, you consent to the reoccurring charge for your subscription.",
+            "In JSON, an object refers to any data wrapped in curly braces, similar to a Python dictionary.",
+            "Ideally, I want a camera that delivers gorgeous, character-rich images and should perfect for street, portrait, and daily shooting.",
+        ] {
+            let opener = framed.split(',').next().unwrap();
+            assert!(shortenings(framed).iter().all(|f| f.starts_with(opener)), "{:#?}", shortenings(framed));
+            let rest = framed[opener.len() + 1..].trim();
+            let rest = format!("{}{}", rest[..1].to_uppercase(), &rest[1..]);
+            assert_eq!(shortens(&rest, framed), Err(Rejection::Rewritten), "{rest}");
+        }
+        // A limit anywhere in the sentence stays with it.
+        let rare = "The drug can cause liver damage, in rare cases, in children who take it daily.";
+        assert_eq!(
+            shortens("The drug can cause liver damage in children who take it daily.", rare),
+            Err(Rejection::Rewritten)
+        );
+        let some = "Most patients recover fully within a week of surgery, though some take far longer.";
+        assert_eq!(shortens("Most patients recover fully within a week of surgery.", some), Err(Rejection::Rewritten));
+        // A connective, or the text naming itself, still goes.
+        let course = "In this course, you will discover the five key steps to Conversion Rate Optimization and how the process interacts with other facets of digital marketing.";
+        assert!(shortenings(course).iter().any(|f| f.starts_with("You will discover")), "{:#?}", shortenings(course));
+        let essence = "In essence, any business can benefit from HR consulting firms, regardless of its size.";
+        assert!(
+            shortenings(essence).iter().any(|f| f == "Any business can benefit from HR consulting firms."),
+            "{:#?}",
+            shortenings(essence)
+        );
     }
 
     #[test]

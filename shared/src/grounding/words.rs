@@ -1053,6 +1053,103 @@ pub const SHORTENING_CONDITION_OPENERS: &[&str] = &[
     "otherwise",
 ];
 
+/// Words that say a claim holds only some of the time, for some, or in part: a piece holding one
+/// limits what the rest of its sentence says, and a shortening never leaves it out
+/// (`shortening::droppable`). "[In rare cases,] the drug can cause liver damage", "[Sometimes,]
+/// …", "Patients recover within a week[, though some take longer]": the claim left would say more
+/// than the page. Written for the gate from these shapes (none of the dev pages' shortenings shown
+/// at f714273 left one out); a piece that holds one harmlessly ("[, like most drugs,]") only costs
+/// a shorter form.
+pub const SHORTENING_LIMITING_WORDS: &[&str] = &[
+    "some",
+    "most",
+    "few",
+    "rare",
+    "rarely",
+    "seldom",
+    "sometimes",
+    "occasionally",
+    "usually",
+    "generally",
+    "typically",
+    "normally",
+    "partly",
+    "partially",
+    "ideally",
+    "theory",
+    "theoretically",
+    "certain",
+    "cases",
+    "instances",
+    "circumstances",
+];
+
+/// Openers starting with a preposition ([`SHORTENING_PREPOSITION_STARTS`]) that only join their
+/// sentence to the one before, and so may be left out. Any other such opener or aside sets the
+/// frame the claim holds in ("[For children,] the dose is 5 mg", "[Before the war,] the city had a
+/// million people", "[At high doses,] it is toxic") and a shortening keeps it
+/// (`shortening::droppable`).
+pub const SHORTENING_CONNECTIVE_OPENERS: &[&str] = &[
+    "in addition",
+    "in fact",
+    "in short",
+    "in brief",
+    "in sum",
+    "in summary",
+    "in conclusion",
+    "in other words",
+    "in particular",
+    "in contrast",
+    "in comparison",
+    "in turn",
+    "in any case",
+    "in the end",
+    "for example",
+    "for instance",
+    "for one",
+    "after all",
+    "above all",
+    "on the other hand",
+    "on the contrary",
+    "on top of that",
+    "by the way",
+    "by contrast",
+    "by comparison",
+    "at the same time",
+    "at last",
+    "with that said",
+    "in essence",
+];
+
+/// A preposition, "this", "our" or "the", and one of these is an opener that names the text
+/// itself ("[In this course,] you will discover …", "[On this page,] we'll highlight …", both
+/// wcxb dev pages): no frame the claim holds in, so a shortening may leave it out.
+pub const SHORTENING_DOCUMENT_WORDS: &[&str] = &[
+    "article",
+    "post",
+    "page",
+    "guide",
+    "course",
+    "chapter",
+    "blog",
+    "video",
+    "review",
+    "section",
+    "episode",
+    "tutorial",
+    "lesson",
+    "series",
+    "piece",
+    "book",
+    "report",
+    "essay",
+    "interview",
+    "podcast",
+    "story",
+    "newsletter",
+    "thread",
+];
+
 /// Openers of a concession, which the clause after them stands without ("Although Lucasfilm is
 /// planning a birthday bash in April, fans might get another present …", after readability's
 /// wikia):
