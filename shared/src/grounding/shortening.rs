@@ -8,13 +8,13 @@
 use super::support::{Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end};
 use super::text;
 use super::words::{
-    CLAUSE_BREAKS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
-    SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS,
-    SHORTENING_CONNECTIVE_OPENERS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS,
-    SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS,
-    SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS,
-    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
-    SUBORDINATORS,
+    CLAUSE_BREAKS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS,
+    SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
+    SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS,
+    SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
+    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
+    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS,
+    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -361,6 +361,40 @@ fn states_a_condition(stretch: &str) -> bool {
         let opener: Vec<&str> = condition.split(' ').collect();
         words.len() >= opener.len() && words.iter().zip(&opener).all(|(w, o)| w == o)
     })
+}
+
+/// The pieces of a page sentence that limit what the rest of it says: its opener (up to its
+/// first comma, within [`LIMIT_LEAD_MAX_TOKENS`]), an aside, or the first
+/// [`LIMIT_TAIL_WORDS`] words of a tail that is no relative clause, when it states a condition
+/// ([`states_a_condition`]) or limits the claim ([`limits_the_claim`]). A model's sentence that
+/// restates the sentence keeps them (`PageIndex::check`'s `dropped_limit`), as a shortening does.
+pub fn limits(sentence: &str) -> Vec<String> {
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let limiting = |piece: &str, kind: Piece| states_a_condition(piece) || limits_the_claim(piece, kind);
+    let mut out: Vec<String> = Vec::new();
+    let first = lower(tokens.first().copied().unwrap_or_default());
+    if let Some(end) = tokens.iter().take(LIMIT_LEAD_MAX_TOKENS).position(|t| marked(t)).map(|j| j + 1)
+        && end < tokens.len()
+        && !SHORTENING_SUBJECT_STARTS.contains(&first.as_str())
+    {
+        let lead = tokens[..end].join(" ");
+        if limiting(&lead, Piece::Lead) {
+            out.push(lead);
+        }
+    }
+    for cut in cuts(&tokens) {
+        let piece = match cut.kind {
+            CutKind::Lead => continue,
+            CutKind::Tail if SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[cut.start]).as_str()) => continue,
+            CutKind::Tail => tokens[cut.start..cut.end.min(cut.start + LIMIT_TAIL_WORDS)].join(" "),
+            _ => tokens[cut.start..cut.end].join(" "),
+        };
+        let kind = if cut.kind == CutKind::Tail { Piece::Tail } else { Piece::Inner };
+        if limiting(&piece, kind) && !out.contains(&piece) {
+            out.push(piece);
+        }
+    }
+    out
 }
 
 /// Whether a piece a shortening would leave out limits what the rest of its sentence says: it

@@ -15,8 +15,8 @@ use super::words::{
     ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS,
     MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
     META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
-    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS,
+    SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -94,6 +94,13 @@ pub enum Rejection {
     DroppedArticle {
         article: String,
     },
+    /// Restates a page sentence without what limits it: its frame, its condition or its "in rare
+    /// cases" ([`super::shortening::limits`]). "U.S. public universities charge an average of
+    /// $40,536 for an online bachelor's degree." where the page says so "For in-state students,"
+    /// (wcxb-0020): every word is the page's, and the claim says more than the page.
+    DroppedLimit {
+        phrase: String,
+    },
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
@@ -136,6 +143,7 @@ impl Rejection {
             Rejection::NovelWord { .. } => "novel_word",
             Rejection::Recombined { .. } => "recombined",
             Rejection::DroppedArticle { .. } => "dropped_article",
+            Rejection::DroppedLimit { .. } => "dropped_limit",
             Rejection::Unanchored => "unanchored",
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
@@ -339,6 +347,9 @@ impl PageIndex {
                 if let Some(article) = alignment.main_sentence().and_then(|main| self.dropped_article(claim, main)) {
                     return Err(Rejection::DroppedArticle { article });
                 }
+                if let Some(phrase) = alignment.main_sentence().and_then(|main| self.dropped_limit(claim, main)) {
+                    return Err(Rejection::DroppedLimit { phrase });
+                }
                 let asked = |run: &align::Run| {
                     run.words >= 2 && self.sentences.get(run.sentence).is_some_and(|s| asks_whether(&s.text))
                 };
@@ -426,6 +437,26 @@ impl PageIndex {
             let side_by_side = page.windows(2).any(|p| p[0] == w[0] && p[1] == w[1]);
             let parted = page.windows(4).find(|p| p[0] == w[0] && article(&p[1]) && p[2] == w[1] && p[3] == w[2]);
             parted.filter(|_| !side_by_side).map(|p| p[1].clone())
+        })
+    }
+
+    /// A piece of the claim's main page sentence that limits what the sentence says
+    /// ([`super::shortening::limits`]) and that the claim leaves out: fewer than half of its
+    /// words (content words, and the limiting word itself) are the claim's. Kept in other words
+    /// ("charge in-state students …") it stands.
+    fn dropped_limit(&self, claim: &str, main: usize) -> Option<String> {
+        let sentence = self.sentences.get(main)?;
+        let claim_words: HashSet<String> =
+            text::content_words(claim).into_iter().chain(text::lower_words(claim)).collect();
+        super::shortening::limits(&sentence.text).into_iter().find(|piece| {
+            let mut keys: Vec<String> = text::content_words(piece);
+            keys.extend(
+                text::lower_words(piece).into_iter().filter(|w| SHORTENING_LIMITING_WORDS.contains(&w.as_str())),
+            );
+            keys.sort();
+            keys.dedup();
+            let kept = keys.iter().filter(|k| claim_words.contains(*k)).count();
+            !keys.is_empty() && kept * 2 < keys.len()
         })
     }
 
@@ -918,7 +949,7 @@ mod tests {
     #[test]
     fn a_preposition_given_an_object_from_elsewhere_is_refused() {
         let page = PageIndex::new(
-            "When deliveries arrive, packages are delivered directly to your garage by the driver.\nTalk with \
+            "Packages are delivered directly to your garage by the driver of the van.\nTalk with \
              people at your door, keeping your home and front entry safer.",
         );
         assert!(matches!(
@@ -926,6 +957,32 @@ mod tests {
             Err(Rejection::Recombined { .. })
         ));
         assert_eq!(page.check("Packages are delivered directly to your garage.").map(|_| ()), Ok(()));
+    }
+
+    #[test]
+    fn a_claim_leaving_out_what_limits_its_sentence_is_refused() {
+        // wcxb-0020 and wcxb-0065: each word is the page's, the claim says more than the page.
+        let page = PageIndex::new(
+            "For in-state students, U.S. public universities charge an average of $40,536 for an online \
+             bachelor’s degree.\nBefore 2012, there were few weight loss medications approved by the FDA.\nMost \
+             patients recover fully within a week of surgery, though some take far longer.\nThe drug can cause \
+             liver damage in children, and doctors test their blood every week.",
+        );
+        assert_eq!(
+            page.check("U.S. public universities charge an average of $40,536 for an online bachelor's degree."),
+            Err(Rejection::DroppedLimit { phrase: "For in-state students,".into() })
+        );
+        assert_eq!(
+            page.check("There were few weight loss medications approved by the FDA."),
+            Err(Rejection::DroppedLimit { phrase: "Before 2012,".into() })
+        );
+        assert!(page.check("Before 2012, few weight loss medications were approved by the FDA.").is_ok());
+        assert!(matches!(
+            page.check("Most patients recover fully within a week of surgery."),
+            Err(Rejection::DroppedLimit { .. })
+        ));
+        // A tail that limits nothing may go.
+        assert!(page.check("The drug can cause liver damage in children.").is_ok());
     }
 
     #[test]

@@ -1084,6 +1084,16 @@ pub const SHORTENING_LIMITING_WORDS: &[&str] = &[
     "circumstances",
 ];
 
+/// A page sentence's opener, read for what limits its claim (`shortening::limits`), runs to its
+/// first comma within this many tokens: "Among adults over 65 living in rural areas," is a frame;
+/// a longer stretch before the first comma is more often the clause itself.
+pub const LIMIT_LEAD_MAX_TOKENS: usize = 8;
+
+/// Of a tail (after a comma, a dash or a clause break), only its first words are read for a
+/// limiting word (`shortening::limits`): ", though some take longer" limits the claim before it;
+/// a word far into the tail belongs to the tail's own claim.
+pub const LIMIT_TAIL_WORDS: usize = 3;
+
 /// Openers starting with a preposition ([`SHORTENING_PREPOSITION_STARTS`]) that only join their
 /// sentence to the one before, and so may be left out. Any other such opener or aside sets the
 /// frame the claim holds in ("[For children,] the dose is 5 mg", "[Before the war,] the city had a
