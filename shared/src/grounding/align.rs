@@ -36,6 +36,8 @@ pub struct Run {
     /// The first and last positions it matched in the sentence's content words.
     pub first: usize,
     pub last: usize,
+    /// The position each of its words matched, in the claim's order (a repeated word once).
+    pub matched: Vec<usize>,
 }
 
 /// How a claim lines up with the page.
@@ -111,11 +113,11 @@ pub fn align(claim: &[String], sentences: &[Vec<String>], candidates: &[usize]) 
         let best = candidates
             .iter()
             .map(|&s| (reach(&claim[at..], &sentences[s]), s))
-            .filter(|((n, _), _)| *n > 0)
+            .filter(|((n, _, _), _)| *n > 0)
             .max_by(|a, b| a.0.0.cmp(&b.0.0).then(b.1.cmp(&a.1)));
         match best {
-            Some(((n, (first, last)), s)) => {
-                alignment.runs.push(Run { sentence: s, words: n, first, last });
+            Some(((n, (first, last), matched), s)) => {
+                alignment.runs.push(Run { sentence: s, words: n, first, last, matched });
                 at += n;
             }
             None => {
@@ -133,7 +135,7 @@ pub fn align(claim: &[String], sentences: &[Vec<String>], candidates: &[usize]) 
 /// (within [`ALIGN_SWAP_REACH`]), once in a row: "the first sighting" for "the sighting is the
 /// first" swaps neighbours; swapping who did what takes two steps back and ends the run.
 /// Earliest matches leave the most room for the words after.
-fn reach(claim: &[String], sentence: &[String]) -> (usize, (usize, usize)) {
+fn reach(claim: &[String], sentence: &[String]) -> (usize, (usize, usize), Vec<usize>) {
     let mut used: Vec<usize> = Vec::new();
     let mut farthest: Option<usize> = None;
     let mut stepped_back = false;
@@ -165,7 +167,7 @@ fn reach(claim: &[String], sentence: &[String]) -> (usize, (usize, usize)) {
         }
     }
     let span = (used.iter().copied().min().unwrap_or(0), used.iter().copied().max().unwrap_or(0));
-    (n, span)
+    (n, span, used)
 }
 
 #[cfg(test)]

@@ -12,11 +12,12 @@ use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
     CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS,
-    ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS,
-    MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS,
-    META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS,
-    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS,
-    SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
+    IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
+    META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
+    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
+    SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -101,6 +102,22 @@ pub enum Rejection {
     DroppedLimit {
         phrase: String,
     },
+    /// Restates a page sentence's words around a negation, and leaves the negation out: "The new
+    /// vaccine is safe for children" where the page says "is not safe for children".
+    DroppedNegation {
+        word: String,
+    },
+    /// Restates a page sentence's words around a hedge ("may", "probably", "reportedly"), and
+    /// leaves the hedge out: "The new drug causes liver damage" where the page says it "may cause"
+    /// it.
+    DroppedHedge {
+        word: String,
+    },
+    /// Restates a page figure without the bound before it: "50% off all running shoes" where the
+    /// page offers "up to 50% off".
+    DroppedBound {
+        word: String,
+    },
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
@@ -144,6 +161,9 @@ impl Rejection {
             Rejection::Recombined { .. } => "recombined",
             Rejection::DroppedArticle { .. } => "dropped_article",
             Rejection::DroppedLimit { .. } => "dropped_limit",
+            Rejection::DroppedNegation { .. } => "dropped_negation",
+            Rejection::DroppedHedge { .. } => "dropped_hedge",
+            Rejection::DroppedBound { .. } => "dropped_bound",
             Rejection::Unanchored => "unanchored",
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
@@ -152,6 +172,17 @@ impl Rejection {
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
+}
+
+/// Whether the word at `i` of `words` (lower case) is a hedge ([`HEDGES`]).
+fn hedges(words: &[String], i: usize) -> bool {
+    HEDGES.contains(&words[i].as_str())
+}
+
+/// Whether the word at `i` of a claim's `words` keeps a page sentence's hedge: a hedge, or "can"
+/// ("can cause" for "may cause"; [`HEDGE_KEEPERS`]).
+fn keeps_a_hedge(words: &[String], i: usize) -> bool {
+    hedges(words, i) || HEDGE_KEEPERS.contains(&words[i].as_str())
 }
 
 /// Whose words a checked sentence is shown as.
@@ -347,6 +378,15 @@ impl PageIndex {
                 if let Some(article) = alignment.main_sentence().and_then(|main| self.dropped_article(claim, main)) {
                     return Err(Rejection::DroppedArticle { article });
                 }
+                if let Some(word) = self.dropped_word(claim, &alignment, text::negates, text::negates) {
+                    return Err(Rejection::DroppedNegation { word });
+                }
+                if let Some(word) = self.dropped_word(claim, &alignment, hedges, keeps_a_hedge) {
+                    return Err(Rejection::DroppedHedge { word });
+                }
+                if let Some(word) = self.dropped_word(claim, &alignment, text::bounds, text::bounds) {
+                    return Err(Rejection::DroppedBound { word });
+                }
                 if let Some(phrase) = alignment.main_sentence().and_then(|main| self.dropped_limit(claim, main)) {
                     return Err(Rejection::DroppedLimit { phrase });
                 }
@@ -437,6 +477,36 @@ impl PageIndex {
             let side_by_side = page.windows(2).any(|p| p[0] == w[0] && p[1] == w[1]);
             let parted = page.windows(4).find(|p| p[0] == w[0] && article(&p[1]) && p[2] == w[1] && p[3] == w[2]);
             parted.filter(|_| !side_by_side).map(|p| p[1].clone())
+        })
+    }
+
+    /// A word of a kind (`on_page`: a negation, a hedge) that a page sentence has among the words
+    /// the claim restates, when the claim keeps none of that kind (`kept`): it says more than
+    /// the page, or the opposite, in the page's own words. "Among" is up to
+    /// [`DROPPED_WORD_REACH`] words before a run's first word ("Do not give dogs …") or in a gap
+    /// of at most that many between two of its words ("may cause", "is not safe"); a longer gap
+    /// is a clause the claim leaves out, and what it negates or hedges is not restated.
+    fn dropped_word(
+        &self,
+        claim: &str,
+        alignment: &align::Alignment,
+        on_page: fn(&[String], usize) -> bool,
+        kept: fn(&[String], usize) -> bool,
+    ) -> Option<String> {
+        let claim_words = text::lower_words(claim);
+        if (0..claim_words.len()).any(|i| kept(&claim_words, i)) {
+            return None;
+        }
+        alignment.runs.iter().filter(|run| run.words >= 2).find_map(|run| {
+            let sentence = self.sentences.get(run.sentence)?;
+            let at = text::content_words_at(&sentence.text);
+            let words = text::lower_words(&sentence.text);
+            let mut places: Vec<usize> = run.matched.iter().filter_map(|&p| at.get(p).map(|(i, _)| *i)).collect();
+            places.sort_unstable();
+            let first = *places.first()?;
+            let before = first.saturating_sub(DROPPED_WORD_REACH)..first;
+            let gaps = places.windows(2).filter(|w| w[1] - w[0] - 1 <= DROPPED_WORD_REACH).map(|w| w[0] + 1..w[1]);
+            std::iter::once(before).chain(gaps).flatten().find(|&i| on_page(&words, i)).map(|i| words[i].clone())
         })
     }
 
@@ -983,6 +1053,70 @@ mod tests {
         ));
         // A tail that limits nothing may go.
         assert!(page.check("The drug can cause liver damage in children.").is_ok());
+    }
+
+    #[test]
+    fn a_claim_leaving_out_the_negation_of_what_it_restates_is_refused() {
+        let page = PageIndex::new(
+            "The new vaccine isn't safe for children under five years old.\nDoctors never recommend the \
+             treatment for pregnant women.\nThe bridge opened on Monday, but it will not carry heavy trucks this \
+             year.\nThe otters are not only playful but also very curious about visitors.",
+        );
+        assert_eq!(
+            page.check("The new vaccine is safe for children under five years old."),
+            Err(Rejection::DroppedNegation { word: "isn't".into() })
+        );
+        assert_eq!(
+            page.check("Doctors recommend the treatment for pregnant women."),
+            Err(Rejection::DroppedNegation { word: "never".into() })
+        );
+        assert!(page.check("The new vaccine is not safe for children under five years old.").is_ok());
+        // A negation in a clause the claim does not restate, or one that negates nothing, stands.
+        assert!(page.check("The bridge opened on Monday.").is_ok());
+        assert!(page.check("The otters are playful and very curious about visitors.").is_ok());
+    }
+
+    #[test]
+    fn a_claim_leaving_out_the_hedge_of_what_it_restates_is_refused() {
+        let page = PageIndex::new(
+            "The new drug may cause liver damage in older patients.\nThe storm will probably reach the coast \
+             by Friday night.\nThe company reportedly plans to cut 500 jobs in Ohio.",
+        );
+        assert_eq!(
+            page.check("The new drug causes liver damage in older patients."),
+            Err(Rejection::DroppedHedge { word: "may".into() })
+        );
+        assert_eq!(
+            page.check("The storm will reach the coast by Friday night."),
+            Err(Rejection::DroppedHedge { word: "probably".into() })
+        );
+        assert_eq!(
+            page.check("The company plans to cut 500 jobs in Ohio."),
+            Err(Rejection::DroppedHedge { word: "reportedly".into() })
+        );
+        assert!(page.check("The new drug can cause liver damage in older patients.").is_ok());
+    }
+
+    #[test]
+    fn a_figure_restated_without_its_bound_is_refused() {
+        let page = PageIndex::new(
+            "The spring sale offers up to 50% off all running shoes this week.\nThe battery lasts nearly 12 \
+             hours on a single charge.\nMore than 45% of breaches hit small businesses last year.",
+        );
+        assert_eq!(
+            page.check("The spring sale offers 50% off all running shoes this week."),
+            Err(Rejection::DroppedBound { word: "up".into() })
+        );
+        assert_eq!(
+            page.check("The battery lasts 12 hours on a single charge."),
+            Err(Rejection::DroppedBound { word: "nearly".into() })
+        );
+        assert!(matches!(
+            page.check("45% of breaches hit small businesses last year."),
+            Err(Rejection::DroppedBound { .. })
+        ));
+        assert!(page.check("The spring sale offers up to 50% off running shoes.").is_ok());
+        assert!(page.check("The battery lasts nearly 12 hours on a single charge.").is_ok());
     }
 
     #[test]

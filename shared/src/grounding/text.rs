@@ -4,8 +4,9 @@
 use std::collections::HashSet;
 
 use super::words::{
-    CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS, JOINED_CLAUSES, MEANING_WORDS, META_WORDS,
-    OPENING_QUOTES, PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
+    BOUND_PAIRS, BOUNDS, CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS, JOINED_CLAUSES,
+    MEANING_WORDS, META_WORDS, NEGATIONS, NON_NEGATING_PAIRS, OPENING_QUOTES, PROBE_STOPWORDS, QUESTION_VERBS,
+    SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -272,11 +273,43 @@ pub fn answering_head(answer: &str, focus: &HashSet<String>) -> Option<String> {
 /// Normalised content words: three characters or more (or any number), no stopwords, no words
 /// about the text itself.
 pub fn content_words(text: &str) -> Vec<String> {
+    content_words_at(text).into_iter().map(|(_, w)| w).collect()
+}
+
+/// The [`content_words`] of a text, each with its place among the text's [`words`]: where a
+/// claim's run of content words stands in its sentence as written.
+pub fn content_words_at(text: &str) -> Vec<(usize, String)> {
     words(text)
-        .filter(|w| w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit()))
-        .map(normalise)
-        .filter(|w| !STOPWORDS.contains(&w.as_str()) && !META_WORDS.contains(&w.as_str()))
+        .enumerate()
+        .filter(|(_, w)| w.chars().count() >= 3 || w.chars().all(|c| c.is_ascii_digit()))
+        .map(|(i, w)| (i, normalise(w)))
+        .filter(|(_, w)| !STOPWORDS.contains(&w.as_str()) && !META_WORDS.contains(&w.as_str()))
         .collect()
+}
+
+/// Whether the word at `i` of `words` (lower case, as [`lower_words`] gives) bounds the figure
+/// after it: one of [`BOUNDS`] right before a figure or "half", or the first of a pair
+/// ([`BOUND_PAIRS`]: "up to", "more than", "as many as") before one.
+pub fn bounds(words: &[String], i: usize) -> bool {
+    let figure = |k: usize| words.get(k).is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()) || w == "half");
+    let next = words.get(i + 1).map(String::as_str).unwrap_or_default();
+    (BOUNDS.contains(&words[i].as_str()) && figure(i + 1))
+        || BOUND_PAIRS.iter().any(|(a, b)| {
+            *a == words[i]
+                && *b == next
+                && (figure(i + 2) || (words.get(i + 2).is_some_and(|w| w == "as") && figure(i + 3)))
+        })
+}
+
+/// Whether the word at `i` of `words` (lower case, as [`lower_words`] gives) negates: "not" and
+/// its contractions, "no", "never", "none", "nor", "neither", "nothing", "nobody", "nowhere"
+/// ([`NEGATIONS`]), unless it opens a phrase that negates nothing ("not only", "no doubt":
+/// [`NON_NEGATING_PAIRS`]).
+pub fn negates(words: &[String], i: usize) -> bool {
+    let word = words[i].replace('’', "'");
+    let negation = word.ends_with("n't") || word == "cannot" || NEGATIONS.contains(&word.as_str());
+    let next = words.get(i + 1).map(String::as_str).unwrap_or_default();
+    negation && !NON_NEGATING_PAIRS.iter().any(|(a, b)| *a == word && *b == next)
 }
 
 /// The words the quality probe counts (three letters or more, lower-cased as written, less

@@ -510,6 +510,75 @@ pub const MEANING_WORDS: &[&str] = &[
     "anyone",
 ];
 
+/// Words that negate what they stand in (with "not"'s contractions and "cannot"): a claim
+/// restating a page sentence's words around one must keep a negation (`dropped_negation`): "The
+/// new vaccine is safe for children" from "The new vaccine is not safe for children" holds only
+/// page words, in the page's order. Written for the gate.
+pub const NEGATIONS: &[&str] = &["not", "no", "never", "none", "nor", "neither", "nothing", "nobody", "nowhere"];
+
+/// A negation followed by one of these negates nothing ("not only … but also", "no doubt").
+pub const NON_NEGATING_PAIRS: &[(&str, &str)] =
+    &[("not", "only"), ("not", "just"), ("not", "least"), ("not", "merely"), ("no", "doubt"), ("no", "matter")];
+
+/// Words that say a claim is possible, likely or reported rather than so: a claim restating a
+/// page sentence's words around one must keep one of these (`dropped_hedge`): "The new drug
+/// causes liver damage" from "The new drug may cause liver damage" is the page's words, and says
+/// more. Written for the gate. Not "can", which a page uses for what a thing or a reader is able
+/// to do ("so you can move freely", wcxb-4017; "you can set your system to arm", wcxb-4263).
+pub const HEDGES: &[&str] = &[
+    "may",
+    "might",
+    "could",
+    "would",
+    "should",
+    "possibly",
+    "probably",
+    "likely",
+    "unlikely",
+    "perhaps",
+    "maybe",
+    "reportedly",
+    "allegedly",
+    "apparently",
+    "presumably",
+    "purportedly",
+    "supposedly",
+    "potentially",
+    "arguably",
+    "seemingly",
+];
+
+/// Words that bound the figure after them ("up to 50% off", "nearly 12 hours", "more than
+/// 45%"): a claim restating the figure without its bound states a figure the page does not
+/// ("50% off all running shoes"): `dropped_bound`. Counted only right before a figure or
+/// "half"; two-word bounds as pairs. Written for the gate.
+pub const BOUNDS: &[&str] =
+    &["almost", "nearly", "approximately", "about", "around", "roughly", "over", "under", "upwards", "nigh"];
+pub const BOUND_PAIRS: &[(&str, &str)] = &[
+    ("up", "to"),
+    ("at", "least"),
+    ("at", "most"),
+    ("more", "than"),
+    ("less", "than"),
+    ("fewer", "than"),
+    ("as", "much"),
+    ("as", "many"),
+    ("as", "high"),
+    ("as", "little"),
+    ("as", "few"),
+    ("just", "under"),
+    ("just", "over"),
+];
+
+/// A claim that writes one of these keeps its page sentence's hedge ("can cause" for "may
+/// cause").
+pub const HEDGE_KEEPERS: &[&str] = &["can"];
+
+/// A negation or hedge this many words before the first page word a claim restates, or in a gap
+/// of at most this many between two of them, qualifies what it restates: "Do not give dogs
+/// chocolate", "will no longer open", "may cause". A longer gap is a clause the claim leaves out.
+pub const DROPPED_WORD_REACH: usize = 3;
+
 /// Past participles that do not end in "-ed": a cut head ending on one waits for its "by" or
 /// "with" ("Almondina is a delicious snack made."). The common irregular participles.
 pub const IRREGULAR_PARTICIPLES: &[&str] = &[
