@@ -15,7 +15,7 @@ use super::words::{
     DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
     IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
-    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
+    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
     SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
     SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
@@ -118,6 +118,11 @@ pub enum Rejection {
     DroppedBound {
         word: String,
     },
+    /// Restates what a page sentence reports someone saying or thinking as fact: "The new plan
+    /// will fail within a year." where the page says "Critics say the new plan will fail".
+    DroppedAttribution {
+        word: String,
+    },
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
@@ -164,6 +169,7 @@ impl Rejection {
             Rejection::DroppedNegation { .. } => "dropped_negation",
             Rejection::DroppedHedge { .. } => "dropped_hedge",
             Rejection::DroppedBound { .. } => "dropped_bound",
+            Rejection::DroppedAttribution { .. } => "dropped_attribution",
             Rejection::Unanchored => "unanchored",
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
@@ -177,6 +183,12 @@ impl Rejection {
 /// Whether the word at `i` of `words` (lower case) is a hedge ([`HEDGES`]).
 fn hedges(words: &[String], i: usize) -> bool {
     HEDGES.contains(&words[i].as_str())
+}
+
+/// Whether the word at `i` of `words` (lower case) reports what someone says or thinks
+/// ([`REPORTING_VERBS`]).
+fn reports(words: &[String], i: usize) -> bool {
+    REPORTING_VERBS.contains(&words[i].as_str())
 }
 
 /// Whether the word at `i` of a claim's `words` keeps a page sentence's hedge: a hedge, or "can"
@@ -386,6 +398,9 @@ impl PageIndex {
                 }
                 if let Some(word) = self.dropped_word(claim, &alignment, text::bounds, text::bounds) {
                     return Err(Rejection::DroppedBound { word });
+                }
+                if let Some(word) = self.dropped_word(claim, &alignment, reports, reports) {
+                    return Err(Rejection::DroppedAttribution { word });
                 }
                 if let Some(phrase) = alignment.main_sentence().and_then(|main| self.dropped_limit(claim, main)) {
                     return Err(Rejection::DroppedLimit { phrase });
@@ -1117,6 +1132,25 @@ mod tests {
         ));
         assert!(page.check("The spring sale offers up to 50% off running shoes.").is_ok());
         assert!(page.check("The battery lasts nearly 12 hours on a single charge.").is_ok());
+    }
+
+    #[test]
+    fn what_a_page_reports_someone_saying_is_not_stated_as_fact() {
+        let page = PageIndex::new(
+            "Critics say the new plan will fail within a year.\nThe mayor claimed that crime fell by half in \
+             the city last year.\nA study of 2,000 adults found that the diet helped people lose weight.",
+        );
+        assert_eq!(
+            page.check("The new plan will fail within a year."),
+            Err(Rejection::DroppedAttribution { word: "say".into() })
+        );
+        assert_eq!(
+            page.check("Crime fell by half in the city last year."),
+            Err(Rejection::DroppedAttribution { word: "claimed".into() })
+        );
+        assert!(page.check("Critics say the new plan will fail.").is_ok());
+        // What a study found is the page's finding.
+        assert!(page.check("The diet helped people lose weight.").is_ok());
     }
 
     #[test]

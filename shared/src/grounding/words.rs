@@ -570,6 +570,56 @@ pub const BOUND_PAIRS: &[(&str, &str)] = &[
     ("just", "over"),
 ];
 
+/// Verbs that report what someone says or thinks, not what is so: a claim restating what a page
+/// sentence reports ("Critics say the new plan will fail", "The mayor claimed that crime fell
+/// by half") without any of these (or "according") states it as fact in Laika's voice:
+/// `dropped_attribution`. Verbs of finding ("found", "showed") are not here: what a study found
+/// is the page's fact. Written for the gate.
+pub const REPORTING_VERBS: &[&str] = &[
+    "say",
+    "says",
+    "said",
+    "saying",
+    "claim",
+    "claims",
+    "claimed",
+    "claiming",
+    "argue",
+    "argues",
+    "argued",
+    "believe",
+    "believes",
+    "believed",
+    "think",
+    "thinks",
+    "thought",
+    "insist",
+    "insists",
+    "insisted",
+    "allege",
+    "alleges",
+    "alleged",
+    "assert",
+    "asserts",
+    "asserted",
+    "contend",
+    "contends",
+    "contended",
+    "predict",
+    "predicts",
+    "predicted",
+    "fear",
+    "fears",
+    "feared",
+    "hope",
+    "hopes",
+    "hoped",
+    "suspect",
+    "suspects",
+    "suspected",
+    "according",
+];
+
 /// A claim that writes one of these keeps its page sentence's hedge ("can cause" for "may
 /// cause").
 pub const HEDGE_KEEPERS: &[&str] = &["can"];
