@@ -15,9 +15,9 @@ use super::words::{
     DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
     IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
-    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
-    SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS,
+    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS,
+    SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -123,6 +123,12 @@ pub enum Rejection {
     DroppedAttribution {
         word: String,
     },
+    /// Restates a page noun phrase without the modifier that says it is not what its noun names:
+    /// "The president visited …" for "The former president visited …", "murder" for "attempted
+    /// murder".
+    DroppedModifier {
+        word: String,
+    },
     /// A summary line opening with a pronoun ("They learn by watching …"): shown on its own, it
     /// points at nothing the reader has.
     Unanchored,
@@ -170,6 +176,7 @@ impl Rejection {
             Rejection::DroppedHedge { .. } => "dropped_hedge",
             Rejection::DroppedBound { .. } => "dropped_bound",
             Rejection::DroppedAttribution { .. } => "dropped_attribution",
+            Rejection::DroppedModifier { .. } => "dropped_modifier",
             Rejection::Unanchored => "unanchored",
             Rejection::Repeated => "repeated",
             Rejection::NotShorter => "not_shorter",
@@ -189,6 +196,13 @@ fn hedges(words: &[String], i: usize) -> bool {
 /// ([`REPORTING_VERBS`]).
 fn reports(words: &[String], i: usize) -> bool {
     REPORTING_VERBS.contains(&words[i].as_str())
+}
+
+/// Whether the word at `i` of `words` (lower case) says the thing after it is not what its
+/// noun names ([`PRIVATIVE_MODIFIERS`], "so called").
+fn unmakes(words: &[String], i: usize) -> bool {
+    PRIVATIVE_MODIFIERS.contains(&words[i].as_str())
+        || (words[i] == "so" && words.get(i + 1).is_some_and(|next| next == "called"))
 }
 
 /// Whether the word at `i` of a claim's `words` keeps a page sentence's hedge: a hedge, or "can"
@@ -401,6 +415,9 @@ impl PageIndex {
                 }
                 if let Some(word) = self.dropped_word(claim, &alignment, reports, reports) {
                     return Err(Rejection::DroppedAttribution { word });
+                }
+                if let Some(word) = self.dropped_word(claim, &alignment, unmakes, unmakes) {
+                    return Err(Rejection::DroppedModifier { word });
                 }
                 if let Some(phrase) = alignment.main_sentence().and_then(|main| self.dropped_limit(claim, main)) {
                     return Err(Rejection::DroppedLimit { phrase });
@@ -1151,6 +1168,28 @@ mod tests {
         assert!(page.check("Critics say the new plan will fail.").is_ok());
         // What a study found is the page's finding.
         assert!(page.check("The diet helped people lose weight.").is_ok());
+    }
+
+    #[test]
+    fn a_noun_restated_without_the_modifier_that_unmakes_it_is_refused() {
+        let page = PageIndex::new(
+            "The former president visited the flooded town of Ashford on Tuesday.\nPolice arrested a man for \
+             attempted murder outside the station on Friday.\nThe so-called miracle cure was sold online to \
+             thousands of patients.",
+        );
+        assert_eq!(
+            page.check("The president visited the flooded town of Ashford on Tuesday."),
+            Err(Rejection::DroppedModifier { word: "former".into() })
+        );
+        assert_eq!(
+            page.check("Police arrested a man for murder outside the station on Friday."),
+            Err(Rejection::DroppedModifier { word: "attempted".into() })
+        );
+        assert_eq!(
+            page.check("The miracle cure was sold online to thousands of patients."),
+            Err(Rejection::DroppedModifier { word: "so".into() })
+        );
+        assert!(page.check("The former president visited the flooded town of Ashford.").is_ok());
     }
 
     #[test]

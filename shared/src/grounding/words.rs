@@ -620,6 +620,44 @@ pub const REPORTING_VERBS: &[&str] = &[
     "according",
 ];
 
+/// Modifiers that say the thing they modify is not (or not yet, or no longer) what its noun
+/// names: "the former president" is no president, "attempted murder" no murder, "the proposed
+/// law" no law. A claim restating the words around one without any of these says what the page
+/// denies: `dropped_modifier`. "so-called" is read as the pair "so called". Written for the gate.
+pub const PRIVATIVE_MODIFIERS: &[&str] = &[
+    "former",
+    "ex",
+    "erstwhile",
+    "onetime",
+    "fake",
+    "faux",
+    "false",
+    "fictional",
+    "fictitious",
+    "imaginary",
+    "mock",
+    "imitation",
+    "counterfeit",
+    "pseudo",
+    "attempted",
+    "failed",
+    "proposed",
+    "planned",
+    "intended",
+    "prospective",
+    "possible",
+    "hypothetical",
+    "alleged",
+    "suspected",
+    "rumoured",
+    "rumored",
+    "unconfirmed",
+    "draft",
+    "cancelled",
+    "canceled",
+    "postponed",
+];
+
 /// A claim that writes one of these keeps its page sentence's hedge ("can cause" for "may
 /// cause").
 pub const HEDGE_KEEPERS: &[&str] = &["can"];
