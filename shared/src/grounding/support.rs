@@ -15,9 +15,9 @@ use super::words::{
     DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
     IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
-    OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS,
-    RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, STUTTER_JOINERS,
-    SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS,
+    REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS,
+    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -199,10 +199,14 @@ fn reports(words: &[String], i: usize) -> bool {
 }
 
 /// Whether the word at `i` of `words` (lower case) says the thing after it is not what its
-/// noun names ([`PRIVATIVE_MODIFIERS`], "so called").
+/// noun names ([`PRIVATIVE_MODIFIERS`], "so called"), or narrows what a negation before it
+/// denies ([`NEGATED_RESTRICTORS`]: "no added sugar").
 fn unmakes(words: &[String], i: usize) -> bool {
     PRIVATIVE_MODIFIERS.contains(&words[i].as_str())
         || (words[i] == "so" && words.get(i + 1).is_some_and(|next| next == "called"))
+        || (NEGATED_RESTRICTORS.contains(&words[i].as_str())
+            && i > 0
+            && matches!(words[i - 1].as_str(), "no" | "without"))
 }
 
 /// Whether the word at `i` of a claim's `words` keeps a page sentence's hedge: a hedge, or "can"
@@ -514,10 +518,10 @@ impl PageIndex {
 
     /// A word of a kind (`on_page`: a negation, a hedge) that a page sentence has among the words
     /// the claim restates, when the claim keeps none of that kind (`kept`): it says more than
-    /// the page, or the opposite, in the page's own words. "Among" is up to
-    /// [`DROPPED_WORD_REACH`] words before a run's first word ("Do not give dogs …") or in a gap
-    /// of at most that many between two of its words ("may cause", "is not safe"); a longer gap
-    /// is a clause the claim leaves out, and what it negates or hedges is not restated.
+    /// the page, or the opposite, in the page's own words. "Among" is within
+    /// [`DROPPED_WORD_REACH`] words before one of the words a run restates ("Do not give dogs …",
+    /// "may cause", "is not safe", "no added fat and salt"): what stands further off qualifies a
+    /// clause the claim leaves out.
     fn dropped_word(
         &self,
         claim: &str,
@@ -533,12 +537,11 @@ impl PageIndex {
             let sentence = self.sentences.get(run.sentence)?;
             let at = text::content_words_at(&sentence.text);
             let words = text::lower_words(&sentence.text);
-            let mut places: Vec<usize> = run.matched.iter().filter_map(|&p| at.get(p).map(|(i, _)| *i)).collect();
-            places.sort_unstable();
-            let first = *places.first()?;
-            let before = first.saturating_sub(DROPPED_WORD_REACH)..first;
-            let gaps = places.windows(2).filter(|w| w[1] - w[0] - 1 <= DROPPED_WORD_REACH).map(|w| w[0] + 1..w[1]);
-            std::iter::once(before).chain(gaps).flatten().find(|&i| on_page(&words, i)).map(|i| words[i].clone())
+            let places = run.matched.iter().filter_map(|&p| at.get(p).map(|(i, _)| *i));
+            places
+                .flat_map(|place| place.saturating_sub(DROPPED_WORD_REACH)..place)
+                .find(|&i| on_page(&words, i))
+                .map(|i| words[i].clone())
         })
     }
 
@@ -1190,6 +1193,14 @@ mod tests {
             Err(Rejection::DroppedModifier { word: "so".into() })
         );
         assert!(page.check("The former president visited the flooded town of Ashford.").is_ok());
+        // After wcxb-0631's key point, and its shown line before this.
+        let crisps =
+            PageIndex::new("These crisps contain no cholesterol, no dairy, no preservatives, no added fat and salt.");
+        assert_eq!(
+            crisps.check("These crisps contain no cholesterol, dairy, preservatives, and salt."),
+            Err(Rejection::DroppedModifier { word: "added".into() })
+        );
+        assert!(crisps.check("These crisps contain no cholesterol, no dairy and no added salt.").is_ok());
     }
 
     #[test]

@@ -658,13 +658,20 @@ pub const PRIVATIVE_MODIFIERS: &[&str] = &[
     "postponed",
 ];
 
+/// Modifiers that narrow what a "no" or "without" before them denies: "no added sugar" is not
+/// "no sugar", "no artificial colours" not "no colours" (wcxb-0631's "no added fat and salt" was
+/// shown as "no … salt"). Dropped after a negation, the claim denies more than the page:
+/// `dropped_modifier`. Written for the gate.
+pub const NEGATED_RESTRICTORS: &[&str] = &["added", "artificial", "extra"];
+
 /// A claim that writes one of these keeps its page sentence's hedge ("can cause" for "may
 /// cause").
 pub const HEDGE_KEEPERS: &[&str] = &["can"];
 
-/// A negation or hedge this many words before the first page word a claim restates, or in a gap
-/// of at most this many between two of them, qualifies what it restates: "Do not give dogs
-/// chocolate", "will no longer open", "may cause". A longer gap is a clause the claim leaves out.
+/// A negation, hedge, bound or modifier at most this many words before a page word a claim
+/// restates qualifies what it restates: "Do not give dogs chocolate", "will no longer open", "may
+/// cause", "no added fat and salt". One further off qualifies a clause the claim leaves out ("you
+/// can set your system to arm … with unique access codes", wcxb-4263).
 pub const DROPPED_WORD_REACH: usize = 3;
 
 /// Past participles that do not end in "-ed": a cut head ending on one waits for its "by" or
