@@ -125,6 +125,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "Include a line item called discretionary gratuities and include a 5% tip depending on service level.",
         "the post says a 5-20% tip: one end of the range given as the figure",
     ),
+    (
+        "wcxb-0631",
+        "Almondina is a delicious and crunchy almond crisps with no cholesterol, dairy, preservatives, and salt.",
+        "the crisps have no added fat and salt, not no salt",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed
