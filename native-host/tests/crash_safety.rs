@@ -106,6 +106,11 @@ impl Host {
         if let Some(pid) = support::daemon_pid(&self.data_dir) {
             // It may have gone already (a previous kill, idle exit): then there is nothing to kill.
             let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            // `kill` returns once the signal is sent, not once the daemon is gone: a host started
+            // before then can still connect to it and lose it at once (HOST_DAEMON_LOST on its
+            // first request), which is a daemon dying mid-handshake, not the kill between turns
+            // this stands for.
+            support::wait_gone(pid);
         }
         self.child.kill().expect("kill the host");
         self.child.wait().expect("reap the host");

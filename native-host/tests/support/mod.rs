@@ -30,6 +30,21 @@ pub fn daemon_pid(data_dir: &std::path::Path) -> Option<u32> {
     info["pid"].as_u64().map(|pid| pid as u32)
 }
 
+/// Waits (up to ten seconds) until process `pid` has exited: no longer in `/proc`, or a zombie
+/// waiting to be reaped.
+pub fn wait_gone(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the command name in brackets: "1234 (laika-host) Z …".
+            Ok(stat) if stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')) => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            _ => return,
+        }
+    }
+}
+
 /// A small deterministic generator (SplitMix64): seeded runs repeat exactly.
 pub struct Rng(pub u64);
 
