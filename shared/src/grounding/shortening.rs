@@ -398,18 +398,22 @@ pub fn limits(sentence: &str) -> Vec<String> {
 }
 
 /// Whether a piece a shortening would leave out limits what the rest of its sentence says: it
-/// holds a word saying the claim holds only sometimes, for some or in part
-/// ([`SHORTENING_LIMITING_WORDS`]), or, as an opener or an aside, it opens with a preposition
+/// opens with a word saying the claim holds only sometimes, for some or in part
+/// ([`SHORTENING_LIMITING_WORDS`], among its first [`LIMIT_TAIL_WORDS`]), or, as an opener or an
+/// aside, it opens with a preposition
 /// and is neither a mere connective ([`SHORTENING_CONNECTIVE_OPENERS`]), the text naming itself
 /// ([`SHORTENING_DOCUMENT_WORDS`]) nor a concession: "[For
 /// children,] the dose is 5 mg". Left out, the claim would say more than the page.
 fn limits_the_claim(stretch: &str, piece: Piece) -> bool {
     let words: Vec<String> = text::words(stretch).map(str::to_lowercase).collect();
-    if words.iter().any(|w| SHORTENING_LIMITING_WORDS.contains(&w.as_str())) {
-        return true;
-    }
     // Past a joining word: "[, and in 2019,]".
     let frame: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| SHORTENING_JOINERS.contains(w)).collect();
+    // A limiting word among the piece's first words limits the claim ("[In rare cases,]", "[,
+    // though some take longer]"); one further in is the piece's own ("[Baked with simple
+    // ingredients found in most kitchens,]", wcxb-0631).
+    if frame.iter().take(LIMIT_TAIL_WORDS).any(|w| SHORTENING_LIMITING_WORDS.contains(w)) {
+        return true;
+    }
     // A concession ("[Despite the heavy rain,]") is no frame: the claim holds all the same.
     piece != Piece::Tail
         && frame

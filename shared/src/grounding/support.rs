@@ -1193,9 +1193,12 @@ mod tests {
             Err(Rejection::DroppedModifier { word: "so".into() })
         );
         assert!(page.check("The former president visited the flooded town of Ashford.").is_ok());
-        // After wcxb-0631's key point, and its shown line before this.
-        let crisps =
-            PageIndex::new("These crisps contain no cholesterol, no dairy, no preservatives, no added fat and salt.");
+        // wcxb-0631's key point, and its shown line before this (the "most" of its opener is the
+        // opener's own, no limit of the claim).
+        let crisps = PageIndex::new(
+            "Baked with simple ingredients found in most kitchens, these crisps contain no cholesterol, no dairy, \
+             no preservatives, no added fat and salt.",
+        );
         assert_eq!(
             crisps.check("These crisps contain no cholesterol, dairy, preservatives, and salt."),
             Err(Rejection::DroppedModifier { word: "added".into() })

@@ -1253,9 +1253,10 @@ pub const SHORTENING_LIMITING_WORDS: &[&str] = &[
 /// a longer stretch before the first comma is more often the clause itself.
 pub const LIMIT_LEAD_MAX_TOKENS: usize = 8;
 
-/// Of a tail (after a comma, a dash or a clause break), only its first words are read for a
-/// limiting word (`shortening::limits`): ", though some take longer" limits the claim before it;
-/// a word far into the tail belongs to the tail's own claim.
+/// Of a piece (an opener, an aside, a tail), only its first words are read for a limiting word
+/// (`shortening::limits_the_claim`): ", though some take longer" and "In rare cases," limit the
+/// claim; a word further in belongs to the piece's own ("Baked with simple ingredients found in
+/// most kitchens,", wcxb-0631).
 pub const LIMIT_TAIL_WORDS: usize = 3;
 
 /// Openers starting with a preposition ([`SHORTENING_PREPOSITION_STARTS`]) that only join their
