@@ -175,7 +175,7 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
     };
     // An opener: its first comma, within the first few words, not a subject with an aside
     // after it.
-    let after_opener = opener_end(tokens);
+    let after_opener = opener_end(tokens, lead_reach(&lower(tokens.first().copied().unwrap_or_default())));
     let lead_end = after_opener.filter(|&end| {
         tokens[end - 1].ends_with([',', ':'])
             && end < n
@@ -324,12 +324,12 @@ fn main_clause_in_tail(tokens: &[&str], cuts: &[Cut], tail: &Cut) -> bool {
     })
 }
 
-/// Where what may be the sentence's opener ends: after its first comma, within the first few
-/// tokens, unless it starts like a subject ([`SHORTENING_SUBJECT_STARTS`]).
-fn opener_end(tokens: &[&str]) -> Option<usize> {
+/// Where what may be the sentence's opener ends: after its first comma, within the first
+/// `reach` tokens, unless it starts like a subject ([`SHORTENING_SUBJECT_STARTS`]).
+fn opener_end(tokens: &[&str], reach: usize) -> Option<usize> {
     tokens
         .iter()
-        .take(lead_reach(&lower(tokens.first().copied().unwrap_or_default())))
+        .take(reach)
         .position(|t| marked(t))
         .filter(|_| !SHORTENING_SUBJECT_STARTS.contains(&lower(tokens[0]).as_str()))
         .map(|j| j + 1)
@@ -372,10 +372,8 @@ pub fn limits(sentence: &str) -> Vec<String> {
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
     let limiting = |piece: &str, kind: Piece| states_a_condition(piece) || limits_the_claim(piece, kind);
     let mut out: Vec<String> = Vec::new();
-    let first = lower(tokens.first().copied().unwrap_or_default());
-    if let Some(end) = tokens.iter().take(LIMIT_LEAD_MAX_TOKENS).position(|t| marked(t)).map(|j| j + 1)
+    if let Some(end) = opener_end(&tokens, LIMIT_LEAD_MAX_TOKENS)
         && end < tokens.len()
-        && !SHORTENING_SUBJECT_STARTS.contains(&first.as_str())
     {
         let lead = tokens[..end].join(" ");
         if limiting(&lead, Piece::Lead) {
@@ -405,7 +403,7 @@ pub fn limits(sentence: &str) -> Vec<String> {
 /// ([`SHORTENING_DOCUMENT_WORDS`]) nor a concession: "[For
 /// children,] the dose is 5 mg". Left out, the claim would say more than the page.
 fn limits_the_claim(stretch: &str, piece: Piece) -> bool {
-    let words: Vec<String> = text::words(stretch).map(str::to_lowercase).collect();
+    let words = text::lower_words(stretch);
     // Past a joining word: "[, and in 2019,]".
     let frame: Vec<&str> = words.iter().map(String::as_str).skip_while(|w| SHORTENING_JOINERS.contains(w)).collect();
     // A limiting word among the piece's first words limits the claim ("[In rare cases,]", "[,

@@ -215,6 +215,28 @@ fn keeps_a_hedge(words: &[String], i: usize) -> bool {
     hedges(words, i) || HEDGE_KEEPERS.contains(&words[i].as_str())
 }
 
+/// Whether the word at `i` of lower-case `words` is of a kind.
+type WordKind = fn(&[String], usize) -> bool;
+
+/// A kind of word a claim may not leave out of what it restates ([`PageIndex::dropped_word`]).
+struct DroppedWord {
+    /// The kind on the page.
+    on_page: WordKind,
+    /// The kind in the claim that keeps it.
+    kept: WordKind,
+    /// The refusal naming the page's word.
+    refusal: fn(String) -> Rejection,
+}
+
+/// The kinds, in the order they are checked.
+const DROPPED_WORDS: &[DroppedWord] = &[
+    DroppedWord { on_page: text::negates, kept: text::negates, refusal: |word| Rejection::DroppedNegation { word } },
+    DroppedWord { on_page: hedges, kept: keeps_a_hedge, refusal: |word| Rejection::DroppedHedge { word } },
+    DroppedWord { on_page: text::bounds, kept: text::bounds, refusal: |word| Rejection::DroppedBound { word } },
+    DroppedWord { on_page: reports, kept: reports, refusal: |word| Rejection::DroppedAttribution { word } },
+    DroppedWord { on_page: unmakes, kept: unmakes, refusal: |word| Rejection::DroppedModifier { word } },
+];
+
 /// Whose words a checked sentence is shown as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Voice {
@@ -408,20 +430,8 @@ impl PageIndex {
                 if let Some(article) = alignment.main_sentence().and_then(|main| self.dropped_article(claim, main)) {
                     return Err(Rejection::DroppedArticle { article });
                 }
-                if let Some(word) = self.dropped_word(claim, &alignment, text::negates, text::negates) {
-                    return Err(Rejection::DroppedNegation { word });
-                }
-                if let Some(word) = self.dropped_word(claim, &alignment, hedges, keeps_a_hedge) {
-                    return Err(Rejection::DroppedHedge { word });
-                }
-                if let Some(word) = self.dropped_word(claim, &alignment, text::bounds, text::bounds) {
-                    return Err(Rejection::DroppedBound { word });
-                }
-                if let Some(word) = self.dropped_word(claim, &alignment, reports, reports) {
-                    return Err(Rejection::DroppedAttribution { word });
-                }
-                if let Some(word) = self.dropped_word(claim, &alignment, unmakes, unmakes) {
-                    return Err(Rejection::DroppedModifier { word });
+                if let Some(rejection) = self.dropped_word(claim, &alignment) {
+                    return Err(rejection);
                 }
                 if let Some(phrase) = alignment.main_sentence().and_then(|main| self.dropped_limit(claim, main)) {
                     return Err(Rejection::DroppedLimit { phrase });
@@ -516,32 +526,40 @@ impl PageIndex {
         })
     }
 
-    /// A word of a kind (`on_page`: a negation, a hedge) that a page sentence has among the words
-    /// the claim restates, when the claim keeps none of that kind (`kept`): it says more than
-    /// the page, or the opposite, in the page's own words. "Among" is within
-    /// [`DROPPED_WORD_REACH`] words before one of the words a run restates ("Do not give dogs …",
-    /// "may cause", "is not safe", "no added fat and salt"): what stands further off qualifies a
-    /// clause the claim leaves out.
-    fn dropped_word(
-        &self,
-        claim: &str,
-        alignment: &align::Alignment,
-        on_page: fn(&[String], usize) -> bool,
-        kept: fn(&[String], usize) -> bool,
-    ) -> Option<String> {
+    /// A word of a kind (a negation, a hedge, a figure's bound, a reporting verb, a modifier that
+    /// unmakes its noun: [`DROPPED_WORDS`]) that a page sentence has among the words the claim
+    /// restates, when the claim keeps none of that kind: it says more than the page, or the
+    /// opposite, in the page's own words. "Among" is within [`DROPPED_WORD_REACH`] words before
+    /// one of the words a run restates ("Do not give dogs …", "may cause", "is not safe", "no
+    /// added fat and salt"): what stands further off qualifies a clause the claim leaves out.
+    fn dropped_word(&self, claim: &str, alignment: &align::Alignment) -> Option<Rejection> {
         let claim_words = text::lower_words(claim);
-        if (0..claim_words.len()).any(|i| kept(&claim_words, i)) {
-            return None;
-        }
-        alignment.runs.iter().filter(|run| run.words >= 2).find_map(|run| {
-            let sentence = self.sentences.get(run.sentence)?;
-            let at = text::content_words_at(&sentence.text);
-            let words = text::lower_words(&sentence.text);
-            let places = run.matched.iter().filter_map(|&p| at.get(p).map(|(i, _)| *i));
-            places
-                .flat_map(|place| place.saturating_sub(DROPPED_WORD_REACH)..place)
-                .find(|&i| on_page(&words, i))
-                .map(|i| words[i].clone())
+        // Each restated sentence's words, and the places within reach before a restated word.
+        let near: Vec<(Vec<String>, Vec<usize>)> = alignment
+            .runs
+            .iter()
+            .filter(|run| run.words >= 2)
+            .filter_map(|run| {
+                let sentence = self.sentences.get(run.sentence)?;
+                let at = text::content_words_at(&sentence.text);
+                let places = run
+                    .matched
+                    .iter()
+                    .filter_map(|&p| at.get(p).map(|(i, _)| *i))
+                    .flat_map(|place| place.saturating_sub(DROPPED_WORD_REACH)..place)
+                    .collect();
+                Some((text::lower_words(&sentence.text), places))
+            })
+            .collect();
+        DROPPED_WORDS.iter().find_map(|kind| {
+            if (0..claim_words.len()).any(|i| (kind.kept)(&claim_words, i)) {
+                return None;
+            }
+            near.iter()
+                .find_map(|(words, places)| {
+                    places.iter().find(|&&i| (kind.on_page)(words, i)).map(|&i| words[i].clone())
+                })
+                .map(kind.refusal)
         })
     }
 

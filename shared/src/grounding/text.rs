@@ -306,10 +306,15 @@ pub fn bounds(words: &[String], i: usize) -> bool {
 /// ([`NEGATIONS`]), unless it opens a phrase that negates nothing ("not only", "no doubt":
 /// [`NON_NEGATING_PAIRS`]).
 pub fn negates(words: &[String], i: usize) -> bool {
-    let word = words[i].replace('’', "'");
-    let negation = word.ends_with("n't") || word == "cannot" || NEGATIONS.contains(&word.as_str());
+    let word = words[i].as_str();
     let next = words.get(i + 1).map(String::as_str).unwrap_or_default();
-    negation && !NON_NEGATING_PAIRS.iter().any(|(a, b)| *a == word && *b == next)
+    (says_not(word) || NEGATIONS.contains(&word)) && !NON_NEGATING_PAIRS.iter().any(|(a, b)| *a == word && *b == next)
+}
+
+/// Whether a lower-case word is "not" contracted or joined: "isn't", "can’t", "cannot".
+fn says_not(word: &str) -> bool {
+    let word = word.replace('’', "'");
+    word.ends_with("n't") || word == "cannot"
 }
 
 /// The words the quality probe counts (three letters or more, lower-cased as written, less
@@ -327,11 +332,7 @@ pub fn meaning_words(text: &str) -> HashSet<String> {
     words(text)
         .map(|w| w.to_lowercase().replace('’', "'"))
         .filter_map(|w| {
-            if w.ends_with("n't") || w == "cannot" {
-                Some("not".to_string())
-            } else {
-                MEANING_WORDS.contains(&w.as_str()).then_some(w)
-            }
+            if says_not(&w) { Some("not".to_string()) } else { MEANING_WORDS.contains(&w.as_str()).then_some(w) }
         })
         .collect()
 }
