@@ -130,6 +130,16 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "Almondina is a delicious and crunchy almond crisps with no cholesterol, dairy, preservatives, and salt.",
         "the crisps have no added fat and salt, not no salt",
     ),
+    (
+        "wcxb-0020",
+        "The average cost of online college is significantly greater than for college students general.",
+        "the page says cost is a greater concern for online students; their cost per credit hour is equal",
+    ),
+    (
+        "wcxb-4160",
+        "The bread machine can bake 2-pound loaves every time.",
+        "the reviewers were skeptical of that, and the largest batches hit the lid and deflated",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed

@@ -17,7 +17,8 @@ use super::words::{
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
     NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS,
     REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS,
-    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, YES_NO_OPENERS,
+    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
+    WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -420,9 +421,27 @@ impl PageIndex {
                 if let Some(word) = alignment.missing.first() {
                     return Err(Rejection::NovelWord { word: word.clone() });
                 }
+                // A word that turns the claim around comes with the words around it: from a
+                // sentence the claim restates two words or more of, not one that lends it a lone
+                // word ("The bread machine can bake 2-pound loaves every time." takes its "every
+                // time" from "We were skeptical about the machine's ability to bake a 2-pound loaf
+                // every time", SmolLM2-135M on wcxb-4160).
+                let restated: HashSet<String> = alignment
+                    .runs
+                    .iter()
+                    .filter(|run| run.words >= 2)
+                    .filter_map(|run| self.sentences.get(run.sentence))
+                    .flat_map(|sentence| text::meaning_words(&sentence.text))
+                    .collect();
+                let mut lent: Vec<String> = text::meaning_words(claim).difference(&restated).cloned().collect();
+                lent.sort();
+                if let Some(word) = lent.into_iter().next() {
+                    return Err(Rejection::NovelQualifier { word });
+                }
                 if !alignment.restates(self.sentences.len())
                     || self.joined_by_relation(claim, &claim_words, &alignment)
                     || self.swaps_an_object(claim, &claim_words, &alignment)
+                    || self.splits_a_comparison(claim, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
@@ -473,6 +492,24 @@ impl PageIndex {
                             .is_some_and(|k| between(k).iter().any(|moved| claim_words.contains(moved)))
                 })
         })
+    }
+
+    /// Whether the claim makes a comparison ("greater than") with words from a page sentence that
+    /// makes none: a comparison relates its two sides within one sentence, and a side taken from
+    /// elsewhere changes what is compared. "The average cost of online college is significantly
+    /// greater than for college students general." (SmolLM2-135M on wcxb-0020) puts the subject
+    /// of "The average cost per online credit hour at public colleges is equal to the cost for
+    /// on-campus in-state students." before the comparison of "Cost is of significantly greater
+    /// concern among students taking online classes than it is for college students in general."
+    /// A lone word is a detail and may come from elsewhere.
+    fn splits_a_comparison(&self, claim: &str, alignment: &align::Alignment) -> bool {
+        let compares = |words: Vec<String>| words.iter().any(|w| w == "than");
+        compares(text::lower_words(claim))
+            && alignment
+                .runs
+                .iter()
+                .filter(|run| run.words >= 2)
+                .any(|run| !self.sentences.get(run.sentence).is_some_and(|s| compares(text::lower_words(&s.text))))
     }
 
     /// Whether the claim follows a page sentence up to one of its prepositions and gives that
@@ -708,7 +745,10 @@ impl PageIndex {
         // Longest head first.
         for cut in text::cut_points(claim, CLAUSE_BREAKS).into_iter().rev() {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':', '-', '–', '—']).trim_end();
-            if left_open(head) || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS {
+            if left_open(head)
+                || waits_for_with(head, &claim[cut..])
+                || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS
+            {
                 continue;
             }
             // Cleaned again: a quotation the cut left open is no longer the model's quote.
@@ -728,6 +768,19 @@ impl PageIndex {
 /// its last words ("… and how small acts" has no verb).
 fn left_open(head: &str) -> bool {
     dangling(head) || opens_clause_at_end(head)
+}
+
+/// Whether a head cut before a tail opening with "with" leaves a verb that wants it
+/// ([`WITH_COMPLEMENT_VERBS`]) among its last words: "provides businesses" for "provides
+/// businesses with new tools".
+fn waits_for_with(head: &str, tail: &str) -> bool {
+    let tail = tail.trim_start_matches([',', ' ']).to_lowercase();
+    tail.starts_with("with ")
+        && text::lower_words(head)
+            .iter()
+            .rev()
+            .take(WITH_COMPLEMENT_REACH)
+            .any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str()))
 }
 
 /// Whether a head ends on a participle ("… camera designed"): cut before a "by" or "with", it
@@ -1080,6 +1133,71 @@ mod tests {
             Err(Rejection::Recombined { .. })
         ));
         assert_eq!(page.check("Packages are delivered directly to your garage.").map(|_| ()), Ok(()));
+    }
+
+    #[test]
+    fn a_comparison_given_a_side_from_another_sentence_is_refused() {
+        // wcxb-0020, SmolLM2-135M: the subject of one sentence before the comparison of another.
+        let page = PageIndex::new(
+            "The average cost per online credit hour at public colleges is equal to the cost for on-campus \
+             in-state students.\nCost is of significantly greater concern among students taking online \
+             classes than it is for college students in general.",
+        );
+        assert!(matches!(
+            page.check(
+                "The average cost of online college is significantly greater than for college students general."
+            ),
+            Err(Rejection::Recombined { .. })
+        ));
+        // The comparison as its sentence makes it stands.
+        assert_eq!(
+            page.check(
+                "Cost is of greater concern among students taking online classes than for college students in general."
+            )
+            .map(|_| ()),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_word_that_turns_the_claim_around_comes_with_the_words_around_it() {
+        // wcxb-4160, SmolLM2-135M: "every time" is the doubt's, lent by a lone word.
+        let page = PageIndex::new(
+            "Most bread machines can bake bread in several different sizes.\nThis machine is compact, but it \
+             can still bake full-size 2-pound loaves along with smaller ones.\nWe were skeptical about the \
+             machine's ability to bake a 2-pound loaf every time.",
+        );
+        assert_eq!(
+            page.check("The bread machine can bake 2-pound loaves every time."),
+            Err(Rejection::NovelQualifier { word: "every".into() })
+        );
+        assert_eq!(page.check("This machine can still bake full-size 2-pound loaves.").map(|_| ()), Ok(()));
+        // Restated from the doubt itself, the claim leaves the doubt out.
+        assert_eq!(
+            page.check("The machine can bake a 2-pound loaf every time."),
+            Err(Rejection::DroppedAttribution { word: "skeptical".into() })
+        );
+    }
+
+    #[test]
+    fn a_head_cut_before_the_with_its_verb_wants_is_not_shown() {
+        // Readability's spiceworks, SmolLM2-135M: "provides businesses." says nothing the page says.
+        let page = PageIndex::new(
+            "Vidyard’s new video hosting platform provides businesses with a new way to engage.\nThe company \
+             offers video hosting for free to all users.",
+        );
+        let claim = "Vidyard’s new video hosting platform provides businesses with new tools for remote engagement \
+                     and sales – they’re no longer just marketing tools but critical for employee success –";
+        assert!(page.check_or_trim(claim, false).is_err());
+        // Cut after what it provides, the head stands.
+        let (shown, _) = page
+            .check_or_trim(
+                "Vidyard’s new video hosting platform provides businesses with a new way to engage, while rivals \
+                 sell cameras to everyone",
+                false,
+            )
+            .unwrap();
+        assert_eq!(shown, "Vidyard’s new video hosting platform provides businesses with a new way to engage.");
     }
 
     #[test]
