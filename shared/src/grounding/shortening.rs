@@ -5,7 +5,9 @@
 //! shortening passes, whatever engine wrote it: the sentence's words in their order, only whole
 //! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
 
-use super::support::{Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end};
+use super::support::{
+    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, waits_for_with,
+};
 use super::text;
 use super::words::{
     CLAUSE_BREAKS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS,
@@ -200,6 +202,10 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
                 // cross-sign,"); neither right after what may be an opener.
                 || (after_opener != Some(i)
                     && (last + 1 - i <= SHORTENING_MAX_ITEM_WORDS || lower(tokens[i]).ends_with("ing"))))
+            // A relative clause or an aside whose closing comma is a list's belongs to that list:
+            // leaving it out would leave the rest of the list hanging ("Hertz[, which are known
+            // for their wide vehicle selection,] customer service, and loyalty programs").
+            && (list_item(tokens, i, last + 1) || !list_after(tokens, last + 1))
         {
             push(i, last + 1, CutKind::CommaAside);
         }
@@ -280,11 +286,12 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
 
 /// Whether a form cut before `tail` leaves its clause waiting: a clause opener among its last
 /// words, or, cut at a clause break's word, a participle waiting for it ("… camera designed[ by
-/// …]"). Cut at a comma, a participle has what it needs ("… accountable and motivated[, which
-/// …]").
+/// …]") or a verb or word its "with" belongs to ("… 2-pound loaves along[ with …]"). Cut at a
+/// comma, a participle has what it needs ("… accountable and motivated[, which …]").
 fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
     let at_mark = marked(tokens[tail.start - 1]) || dash(tokens[tail.start]);
-    opens_clause_at_end(form) || (!at_mark && dangling(form))
+    opens_clause_at_end(form)
+        || (!at_mark && (dangling(form) || waits_for_with(form, &tokens[tail.start..tail.end].join(" "))))
 }
 
 /// Whether a form cut before `tail` keeps nothing but a phrase of circumstance: after the
@@ -448,6 +455,9 @@ fn form(tokens: &[&str], cuts: &[Cut]) -> String {
             Some(cut) => {
                 if let Some(before) = kept.last_mut() {
                     match cut.kind {
+                        // A list item left out leaves the list's separator ("SMS, [RCS,] MMS").
+                        CutKind::CommaAside if list_item(tokens, cut.start, cut.end) && list_after(tokens, cut.end) => {
+                        }
                         CutKind::CommaAside | CutKind::Tail => {
                             let trimmed = before.trim_end_matches([',', ';', ':']).len();
                             before.truncate(trimmed);
@@ -472,6 +482,33 @@ fn form(tokens: &[&str], cuts: &[Cut]) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => out,
     }
+}
+
+/// Whether the comma piece `start..end` is an item of a list: a few words
+/// ([`SHORTENING_MAX_ITEM_WORDS`]), not opening a relative clause or an aside.
+fn list_item(tokens: &[&str], start: usize, end: usize) -> bool {
+    let first = lower(tokens[start]);
+    end - start <= SHORTENING_MAX_ITEM_WORDS
+        && !SHORTENING_RELATIVE_WORDS.contains(&first.as_str())
+        && !SHORTENING_ASIDE_OPENERS.contains(&first.as_str())
+}
+
+/// Whether a list goes on from token `at` with more than its last item: within an item's length
+/// comes another item's comma, the list's "and"/"or" or its "etc." ("make phone calls, [send text
+/// messages,] take photos, browse the internet"). A list item left out there leaves the list's
+/// comma; before the last item the comma goes ("flexible learning[, job guarantees,] and career
+/// support"), and so do an aside's commas ("Parata, [75,] has now overseen …").
+fn list_after(tokens: &[&str], at: usize) -> bool {
+    tokens.get(at).is_some_and(|next| !joins_list(next))
+        && tokens[at..]
+            .iter()
+            .take(SHORTENING_MAX_ITEM_WORDS)
+            .any(|t| t.ends_with(',') || joins_list(t) || lower(t) == "etc")
+}
+
+/// Whether a token is the "and" or "or" before a list's last item.
+fn joins_list(token: &str) -> bool {
+    matches!(lower(token).as_str(), "and" | "or")
 }
 
 /// Whether `claim`, asked for as `source` in fewer words, is that sentence shortened: its words
@@ -870,6 +907,44 @@ mod tests {
             "{:#?}",
             shortenings(career)
         );
+    }
+
+    #[test]
+    fn a_shorter_form_keeps_the_words_its_kept_words_need() {
+        // wcxb-4160: "along" is half of "along with".
+        let loaves =
+            "This machine is compact, but it can still bake full-size 2-pound loaves along with 1- or 1.5-pounders.";
+        assert!(shortenings(loaves).iter().all(|f| !f.ends_with("along.")), "{:#?}", shortenings(loaves));
+        // What a platform provides businesses is what comes with "with".
+        let platform =
+            "The new video platform provides small businesses with free hosting, and it opens to everyone today.";
+        let forms = shortenings(platform);
+        assert!(forms.iter().all(|f| !f.ends_with("small businesses.")), "{forms:#?}");
+        assert!(
+            forms.iter().any(|f| f == "The new video platform provides small businesses with free hosting."),
+            "{forms:#?}"
+        );
+        // A list item left out leaves the list's comma; an aside's commas go with it.
+        let apps =
+            "You use apps to make phone calls, send text messages, take photos, browse the internet and much more.";
+        let forms = shortenings(apps);
+        assert!(
+            forms
+                .iter()
+                .any(|f| f == "You use apps to make phone calls, take photos, browse the internet and much more."),
+            "{forms:#?}"
+        );
+        assert!(forms.iter().all(|f| !f.contains("calls take")), "{forms:#?}");
+        assert_eq!(
+            shortens("You use apps to make phone calls, take photos, browse the internet and much more.", apps),
+            Ok(())
+        );
+        // An aside whose closing comma is a list's is not left out (a wcxb dev page).
+        let rental = "Top car rental companies include Avis, Enterprise, and Hertz, which are known for their wide vehicle selection, customer service, and loyalty programs.";
+        assert!(shortenings(rental).iter().all(|f| !f.contains("Hertz customer")), "{:#?}", shortenings(rental));
+        // A "with" no word before it wants may still go with its tail.
+        let house = "The old house on the hill has three large bedrooms with a view of the harbour.";
+        assert!(shortenings(house).iter().any(|f| f == "The old house on the hill has three large bedrooms."));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::words::{
     META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
     NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS,
     REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS,
-    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS,
+    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS,
     WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
@@ -771,16 +771,15 @@ fn left_open(head: &str) -> bool {
 }
 
 /// Whether a head cut before a tail opening with "with" leaves a verb that wants it
-/// ([`WITH_COMPLEMENT_VERBS`]) among its last words: "provides businesses" for "provides
-/// businesses with new tools".
-fn waits_for_with(head: &str, tail: &str) -> bool {
+/// ([`WITH_COMPLEMENT_VERBS`]) among its last words ("provides businesses" for "provides
+/// businesses with new tools"), or ends on a word that makes one phrase with it
+/// ([`WITH_BOUND_WORDS`]: "along with").
+pub(super) fn waits_for_with(head: &str, tail: &str) -> bool {
     let tail = tail.trim_start_matches([',', ' ']).to_lowercase();
+    let words = text::lower_words(head);
     tail.starts_with("with ")
-        && text::lower_words(head)
-            .iter()
-            .rev()
-            .take(WITH_COMPLEMENT_REACH)
-            .any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str()))
+        && (words.last().is_some_and(|w| WITH_BOUND_WORDS.contains(&w.as_str()))
+            || words.iter().rev().take(WITH_COMPLEMENT_REACH).any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str())))
 }
 
 /// Whether a head ends on a participle ("… camera designed"): cut before a "by" or "with", it

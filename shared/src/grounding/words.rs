@@ -757,12 +757,27 @@ pub const WITH_COMPLEMENT_VERBS: &[&str] = &[
     "rewards",
     "rewarded",
     "rewarding",
+    // What a product comes with is what it includes ("The machine comes[ with a paddle].").
+    "come",
+    "comes",
+    "came",
+    "coming",
+    "deal",
+    "deals",
+    "dealt",
+    "dealing",
 ];
 
 /// A head cut before "with" waits for it when a [`WITH_COMPLEMENT_VERBS`] verb stands among its
 /// last this many words (the verb and an object of up to three words: "provides small business
 /// owners").
 pub const WITH_COMPLEMENT_REACH: usize = 4;
+
+/// Words that make one phrase with the "with" right after them: a head or shorter form cut
+/// before it ends on half a phrase ("This machine is compact, but it can still bake full-size
+/// 2-pound loaves along[ with 1- or 1.5-pounders]", a shorter form of a wcxb-4160 key point).
+pub const WITH_BOUND_WORDS: &[&str] =
+    &["along", "together", "compatible", "familiar", "consistent", "associated", "coupled", "up"];
 
 /// A cut head must keep at least this many content words to say something of its own.
 pub const MIN_HEAD_CONTENT_WORDS: usize = 4;
