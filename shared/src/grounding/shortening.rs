@@ -6,7 +6,7 @@
 //! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
 
 use super::support::{
-    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, waits_for_with,
+    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, waits_for_tail,
 };
 use super::text;
 use super::words::{
@@ -291,7 +291,7 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
 fn tail_leaves_open(tokens: &[&str], tail: &Cut, form: &str) -> bool {
     let at_mark = marked(tokens[tail.start - 1]) || dash(tokens[tail.start]);
     opens_clause_at_end(form)
-        || (!at_mark && (dangling(form) || waits_for_with(form, &tokens[tail.start..tail.end].join(" "))))
+        || (!at_mark && (dangling(form) || waits_for_tail(form, &tokens[tail.start..tail.end].join(" "))))
 }
 
 /// Whether a form cut before `tail` keeps nothing but a phrase of circumstance: after the
@@ -833,7 +833,7 @@ mod tests {
         let some = "Most patients recover fully within a week of surgery, though some take far longer.";
         assert_eq!(shortens("Most patients recover fully within a week of surgery.", some), Err(Rejection::Rewritten));
         // A connective, or the text naming itself, still goes.
-        let course = "In this course, you will discover the five key steps to Conversion Rate Optimization and how the process interacts with other facets of digital marketing.";
+        let course = "In this course, you will discover the five key steps to Conversion Rate Optimization and how the process interacts with other facets of digital marketing, from search to social media.";
         assert!(shortenings(course).iter().any(|f| f.starts_with("You will discover")), "{:#?}", shortenings(course));
         let essence = "In essence, any business can benefit from HR consulting firms, regardless of its size.";
         assert!(
@@ -942,6 +942,15 @@ mod tests {
         // An aside whose closing comma is a list's is not left out (a wcxb dev page).
         let rental = "Top car rental companies include Avis, Enterprise, and Hertz, which are known for their wide vehicle selection, customer service, and loyalty programs.";
         assert!(shortenings(rental).iter().all(|f| !f.contains("Hertz customer")), "{:#?}", shortenings(rental));
+        // Nor before the "with" of a verb that wants it, nor after an infinitive, an "-ing" form or
+        // a form of "be" (wcxb dev pages' key points).
+        let course = "You will discover the five key steps and how the process interacts with other facets of digital marketing.";
+        assert!(shortenings(course).iter().all(|f| !f.ends_with("interacts.")), "{:#?}", shortenings(course));
+        let checklist = "Put together a moving company checklist to know which services you will need on the day.";
+        assert!(shortenings(checklist).iter().all(|f| !f.ends_with("to know.")), "{:#?}", shortenings(checklist));
+        let wedding =
+            "We can help you through your wedding planning, and a great place to start is with our Wedding Checklist.";
+        assert!(shortenings(wedding).iter().all(|f| !f.ends_with("start is.")), "{:#?}", shortenings(wedding));
         // A "with" no word before it wants may still go with its tail.
         let house = "The old house on the hill has three large bedrooms with a view of the harbour.";
         assert!(shortenings(house).iter().any(|f| f == "The old house on the hill has three large bedrooms."));

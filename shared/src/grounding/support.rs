@@ -11,14 +11,15 @@ use super::align;
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS, DEGREE_WORDS,
-    DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
-    IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
-    META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS,
-    NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS, QUESTION_OPENERS,
-    REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS,
-    STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS,
-    WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
+    BE_FORMS, CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS,
+    DEGREE_WORDS, DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES,
+    INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
+    META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
+    MIN_HEAD_CONTENT_WORDS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS,
+    QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
+    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS,
+    YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -746,7 +747,8 @@ impl PageIndex {
         for cut in text::cut_points(claim, CLAUSE_BREAKS).into_iter().rev() {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':', '-', '–', '—']).trim_end();
             if left_open(head)
-                || waits_for_with(head, &claim[cut..])
+                || waits_for_tail(&claim[..cut], &claim[cut..])
+                || cuts_a_list(head, &claim[cut..])
                 || text::content_words(head).len() < MIN_HEAD_CONTENT_WORDS
             {
                 continue;
@@ -770,16 +772,36 @@ fn left_open(head: &str) -> bool {
     dangling(head) || opens_clause_at_end(head)
 }
 
-/// Whether a head cut before a tail opening with "with" leaves a verb that wants it
-/// ([`WITH_COMPLEMENT_VERBS`]) among its last words ("provides businesses" for "provides
-/// businesses with new tools"), or ends on a word that makes one phrase with it
-/// ([`WITH_BOUND_WORDS`]: "along with").
-pub(super) fn waits_for_with(head: &str, tail: &str) -> bool {
+/// Whether a head cut before `tail` leaves a word waiting for what the tail holds: before a
+/// "with", a verb that wants it ([`WITH_COMPLEMENT_VERBS`]) among its last words ("provides
+/// businesses" for "provides businesses with new tools") or a word that makes one phrase with it
+/// ([`WITH_BOUND_WORDS`]: "along with"); and at a clause break's word with no mark before it, an
+/// infinitive before the clause it governs ("… checklist to know[ which services you will
+/// need]"), an "-ing" form before its "with" ("connecting[ with …]") or a form of "be" ("… to
+/// start is[ with …]"). "A new way to engage[ with remote audiences]" stands.
+pub(super) fn waits_for_tail(head: &str, tail: &str) -> bool {
+    let bare = !tail.starts_with([',', ';']) && !head.trim_end().ends_with([',', ';']);
     let tail = tail.trim_start_matches([',', ' ']).to_lowercase();
     let words = text::lower_words(head);
-    tail.starts_with("with ")
-        && (words.last().is_some_and(|w| WITH_BOUND_WORDS.contains(&w.as_str()))
-            || words.iter().rev().take(WITH_COMPLEMENT_REACH).any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str())))
+    let last = words.last().map_or("", String::as_str);
+    let with = tail.starts_with("with ")
+        && (WITH_BOUND_WORDS.contains(&last)
+            || words.iter().rev().take(WITH_COMPLEMENT_REACH).any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str())));
+    let opens_clause = CLAUSE_OPENERS.iter().any(|w| tail.split(' ').next() == Some(*w));
+    let governs = bare
+        && (BE_FORMS.contains(&last)
+            || (tail.starts_with("with ") && last.chars().count() > 4 && last.ends_with("ing"))
+            || (opens_clause && words.len() >= 2 && words[words.len() - 2] == "to"));
+    with || governs
+}
+
+/// Whether a head cut before a list's last item leaves the list without its "and" ("… offer
+/// various functions, services[, and filters, bridging …]", SmolLM2-135M on wcxb-0278): the cut
+/// is at ", and" or ", or" and a comma stands among the head's last few words.
+fn cuts_a_list(head: &str, tail: &str) -> bool {
+    let tail = tail.to_lowercase();
+    (tail.starts_with(", and ") || tail.starts_with(", or "))
+        && head.split_whitespace().rev().skip(1).take(SHORTENING_MAX_ITEM_WORDS).any(|w| w.ends_with(','))
 }
 
 /// Whether a head ends on a participle ("… camera designed"): cut before a "by" or "with", it
@@ -1176,6 +1198,34 @@ mod tests {
             page.check("The machine can bake a 2-pound loaf every time."),
             Err(Rejection::DroppedAttribution { word: "skeptical".into() })
         );
+    }
+
+    #[test]
+    fn a_head_is_not_cut_inside_a_list_or_before_a_relations_partner() {
+        // wcxb-0278, SmolLM2-135M: the list loses its "and filters".
+        let page = PageIndex::new(
+            "Mobile apps are software applications developed for smartphones that offer various functions, \
+             services, and filters.\nA software application developed for smartphones that offers various \
+             services to users, such as data retrieval, interactivity, and data storage.",
+        );
+        let apps = "Mobile apps are software applications developed for smartphones that offer various functions, \
+                    services, and filters, bridging the gaps between native apps and web apps on every phone";
+        assert!(page.check_or_trim(apps, false).is_err());
+        // A comma before "such as" is a mark: what comes before it is done ("… to users").
+        let services = "A software application developed for smartphones that offers various services to users, such \
+                        as data retrieval, interactivity, and data storage. [";
+        assert_eq!(
+            page.check_or_trim(services, false).map(|(shown, _)| shown).ok().as_deref(),
+            Some("A software application developed for smartphones that offers various services to users.")
+        );
+        // Readability's spiceworks, SmolLM2-135M: "new integration" is integration with Zoom.
+        let page = PageIndex::new(
+            "Key changes to Vidyard’s platform include new integration with Zoom, and a redesign of its video \
+             hosting platform.",
+        );
+        let changes =
+            "Key changes to Vidyard’s platform include new integration with Zoom Meetings and Teams for everyone";
+        assert!(page.check_or_trim(changes, false).is_err());
     }
 
     #[test]

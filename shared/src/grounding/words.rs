@@ -757,6 +757,40 @@ pub const WITH_COMPLEMENT_VERBS: &[&str] = &[
     "rewards",
     "rewarded",
     "rewarding",
+    // Verbs whose partner comes with "with" (wcxb dev pages' key points offered "… how the
+    // process interacts.", "Sudo will union the user's umask value.", "… a great place to start
+    // is.", "Our Generative AI consulting service begins.").
+    "interact",
+    "interacts",
+    "integrate",
+    "integrates",
+    "align",
+    "aligns",
+    "connect",
+    "connects",
+    "comply",
+    "complies",
+    "cope",
+    "copes",
+    "collaborate",
+    "collaborates",
+    "communicate",
+    "communicates",
+    "compete",
+    "competes",
+    "partner",
+    "partners",
+    "tie",
+    "ties",
+    "union",
+    "begin",
+    "begins",
+    "start",
+    "starts",
+    "agree",
+    "agrees",
+    "assist",
+    "assists",
     // What a product comes with is what it includes ("The machine comes[ with a paddle].").
     "come",
     "comes",
@@ -776,8 +810,40 @@ pub const WITH_COMPLEMENT_REACH: usize = 4;
 /// Words that make one phrase with the "with" right after them: a head or shorter form cut
 /// before it ends on half a phrase ("This machine is compact, but it can still bake full-size
 /// 2-pound loaves along[ with 1- or 1.5-pounders]", a shorter form of a wcxb-4160 key point).
-pub const WITH_BOUND_WORDS: &[&str] =
-    &["along", "together", "compatible", "familiar", "consistent", "associated", "coupled", "up"];
+pub const WITH_BOUND_WORDS: &[&str] = &[
+    "along",
+    "together",
+    "conjunction",
+    "line",
+    "compatible",
+    "familiar",
+    "consistent",
+    "associated",
+    "coupled",
+    "up",
+    "okay",
+    "happy",
+    "satisfied",
+    "comfortable",
+    // Nouns of a relation, whose partner is what the "with" names ("Key changes to Vidyard's
+    // platform include new integration[ with Zoom, …]", SmolLM2-135M on readability's
+    // spiceworks).
+    "integration",
+    "integrations",
+    "partnership",
+    "partnerships",
+    "compatibility",
+    "relationship",
+    "relationships",
+    "interaction",
+    "interactions",
+    "collaboration",
+    "agreement",
+];
+
+/// Forms of "be": a head cut at a clause break's word right after one ("a great place to start
+/// is[ with our Wedding Checklist!]") has no complement.
+pub const BE_FORMS: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am"];
 
 /// A cut head must keep at least this many content words to say something of its own.
 pub const MIN_HEAD_CONTENT_WORDS: usize = 4;
