@@ -17,9 +17,9 @@ use super::words::{
     META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
     MIN_HEAD_CONTENT_WORDS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS,
     QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
-    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS,
-    YES_NO_OPENERS,
+    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS, SUBJECTLESS_VERB_FOLLOWERS,
+    SUBJECTLESS_VERBS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS,
+    WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -820,14 +820,17 @@ pub(super) fn opens_clause_at_end(head: &str) -> bool {
 
 /// Whether a line shown on its own (a summary's gist or part line, not an answer to a question
 /// that names its subject) says what it is about: it may not open with a pronoun
-/// ([`UNANCHORED_OPENERS`]).
+/// ([`UNANCHORED_OPENERS`]), nor with a verb that has no subject ([`SUBJECTLESS_VERBS`]).
 pub fn anchored(claim: &str) -> Result<(), Rejection> {
-    let first = claim
+    let mut words = claim
         .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
-    if UNANCHORED_OPENERS.contains(&first.to_lowercase().as_str()) { Err(Rejection::Unanchored) } else { Ok(()) }
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’').to_lowercase());
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    let subjectless = SUBJECTLESS_VERBS.contains(&first.as_str())
+        && (SUBJECTLESS_VERB_FOLLOWERS.contains(&second.as_str())
+            || (second.chars().count() > 4 && second.ends_with("ly")));
+    if UNANCHORED_OPENERS.contains(&first.as_str()) || subjectless { Err(Rejection::Unanchored) } else { Ok(()) }
 }
 
 /// Whether a sentence speaks as its author ([`FIRST_PERSON`]).
@@ -1635,6 +1638,11 @@ mod tests {
         assert_eq!(anchored("It’s the only camera that protects packages."), Err(Rejection::Unanchored));
         assert_eq!(anchored("Young otters learn by watching their mothers."), Ok(()));
         assert_eq!(anchored("Items ship free."), Ok(()));
+        // A verb with no subject (wcxb-4439's feature bullet, shortened into its gist).
+        assert_eq!(anchored("Searches intelligently across the entire internet."), Err(Rejection::Unanchored));
+        assert_eq!(anchored("Includes a free case and a strap."), Err(Rejection::Unanchored));
+        assert_eq!(anchored("Businesses actively manage their HR processes."), Ok(()));
+        assert_eq!(anchored("Searches for the lost hikers resumed on Monday."), Ok(()));
     }
 
     #[test]

@@ -1078,6 +1078,51 @@ pub const COPULAS: &[&str] = &[" is ", " are ", " was ", " were "];
 /// "Yoga & Pilates & Yoga"): the model copying a word it has just written.
 pub const STUTTER_JOINERS: &[&str] = &["and", "or", "&"];
 
+/// Verbs that open a feature list's items with no subject before them: a summary line opening
+/// with one, followed by a determiner or an adverb in "-ly" ([`SUBJECTLESS_VERB_FOLLOWERS`]), does
+/// not say what it is about ("Searches intelligently across the entire internet.", a feature
+/// bullet of wcxb-4439 shortened into its gist; "Includes a free case."). Plural nouns with the
+/// same ending ("Businesses actively manage …") are not listed. Written for the gate.
+pub const SUBJECTLESS_VERBS: &[&str] = &[
+    "includes",
+    "supports",
+    "offers",
+    "provides",
+    "features",
+    "delivers",
+    "helps",
+    "allows",
+    "lets",
+    "makes",
+    "gives",
+    "keeps",
+    "comes",
+    "works",
+    "runs",
+    "uses",
+    "searches",
+    "stores",
+    "sends",
+    "creates",
+    "tracks",
+    "finds",
+    "shows",
+    "adds",
+    "saves",
+    "protects",
+    "removes",
+    "cleans",
+    "connects",
+    "syncs",
+    "enables",
+    "automates",
+];
+
+/// What follows a [`SUBJECTLESS_VERBS`] verb opening a line without a subject (besides an adverb
+/// in "-ly").
+pub const SUBJECTLESS_VERB_FOLLOWERS: &[&str] =
+    &["a", "an", "the", "your", "our", "its", "their", "all", "every", "each", "any", "up", "you", "across"];
+
 /// Pronouns a summary line cannot open with: shown on its own ("In short: They learn by
 /// watching their mothers"), it points at nothing the reader has. SmolLM2-135M's gists on the
 /// dev pages and the end-to-end page; an answer may use them (the question names the subject).
