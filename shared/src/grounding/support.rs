@@ -410,11 +410,8 @@ impl PageIndex {
                     return Err(Rejection::NovelNumber { number });
                 }
                 // So must a word that turns the claim around ("more … than", "not").
-                let qualifiers: HashSet<String> =
-                    used.iter().flat_map(|&i| text::meaning_words(&self.sentences[i].text)).collect();
-                let mut novel: Vec<String> = text::meaning_words(claim).difference(&qualifiers).cloned().collect();
-                novel.sort();
-                if let Some(word) = novel.into_iter().next() {
+                let claim_qualifiers = text::meaning_words(claim);
+                if let Some(word) = first_unstated(&claim_qualifiers, used.iter().map(|&i| &self.sentences[i])) {
                     return Err(Rejection::NovelQualifier { word });
                 }
                 // And its words must be joined as the page joins them.
@@ -427,16 +424,10 @@ impl PageIndex {
                 // word ("The bread machine can bake 2-pound loaves every time." takes its "every
                 // time" from "We were skeptical about the machine's ability to bake a 2-pound loaf
                 // every time", SmolLM2-135M on wcxb-4160).
-                let restated: HashSet<String> = alignment
-                    .runs
-                    .iter()
-                    .filter(|run| run.words >= 2)
-                    .filter_map(|run| self.sentences.get(run.sentence))
-                    .flat_map(|sentence| text::meaning_words(&sentence.text))
-                    .collect();
-                let mut lent: Vec<String> = text::meaning_words(claim).difference(&restated).cloned().collect();
-                lent.sort();
-                if let Some(word) = lent.into_iter().next() {
+                let restated = alignment.runs.iter().filter(|run| run.words >= 2);
+                if let Some(word) =
+                    first_unstated(&claim_qualifiers, restated.filter_map(|run| self.sentences.get(run.sentence)))
+                {
                     return Err(Rejection::NovelQualifier { word });
                 }
                 if !alignment.restates(self.sentences.len())
@@ -772,6 +763,13 @@ fn left_open(head: &str) -> bool {
     dangling(head) || opens_clause_at_end(head)
 }
 
+/// The first (alphabetically) of a claim's `qualifiers` ([`text::meaning_words`]) that none of
+/// `sentences` states.
+fn first_unstated<'a>(qualifiers: &HashSet<String>, sentences: impl Iterator<Item = &'a Sentence>) -> Option<String> {
+    let stated: HashSet<String> = sentences.flat_map(|sentence| text::meaning_words(&sentence.text)).collect();
+    qualifiers.difference(&stated).min().cloned()
+}
+
 /// Whether a head cut before `tail` leaves a word waiting for what the tail holds: before a
 /// "with", a verb that wants it ([`WITH_COMPLEMENT_VERBS`]) among its last words ("provides
 /// businesses" for "provides businesses with new tools") or a word that makes one phrase with it
@@ -782,16 +780,17 @@ fn left_open(head: &str) -> bool {
 pub(super) fn waits_for_tail(head: &str, tail: &str) -> bool {
     let bare = !tail.starts_with([',', ';']) && !head.trim_end().ends_with([',', ';']);
     let tail = tail.trim_start_matches([',', ' ']).to_lowercase();
+    let tail_first = tail.split(' ').next().unwrap_or("");
+    let before_with = tail.starts_with("with ");
     let words = text::lower_words(head);
     let last = words.last().map_or("", String::as_str);
-    let with = tail.starts_with("with ")
+    let with = before_with
         && (WITH_BOUND_WORDS.contains(&last)
             || words.iter().rev().take(WITH_COMPLEMENT_REACH).any(|w| WITH_COMPLEMENT_VERBS.contains(&w.as_str())));
-    let opens_clause = CLAUSE_OPENERS.iter().any(|w| tail.split(' ').next() == Some(*w));
     let governs = bare
         && (BE_FORMS.contains(&last)
-            || (tail.starts_with("with ") && last.chars().count() > 4 && last.ends_with("ing"))
-            || (opens_clause && words.len() >= 2 && words[words.len() - 2] == "to"));
+            || (before_with && last.chars().count() > 4 && last.ends_with("ing"))
+            || (CLAUSE_OPENERS.contains(&tail_first) && words.len() >= 2 && words[words.len() - 2] == "to"));
     with || governs
 }
 
