@@ -140,6 +140,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "The bread machine can bake 2-pound loaves every time.",
         "the reviewers were skeptical of that, and the largest batches hit the lid and deflated",
     ),
+    (
+        "readability-wikipedia-3",
+        "A square matrix is Hermitian if and only if it is diagonalizable.",
+        "only if it is unitarily diagonalizable with real eigenvalues: many diagonalizable matrices are not Hermitian",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed

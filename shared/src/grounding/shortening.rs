@@ -10,8 +10,8 @@ use super::support::{
 };
 use super::text;
 use super::words::{
-    CLAUSE_BREAKS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS,
-    SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
+    CLAUSE_BREAKS, CONDITION_WORDS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, SHORTENABLE_MIN_CONTENT_WORDS,
+    SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
     SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS,
     SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
     SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
@@ -134,6 +134,7 @@ pub fn shortenings(source: &str) -> Vec<String> {
             && shortens(&form, source).is_ok()
             && anchored(&form).is_ok()
             && anchored(&subject).is_ok()
+            && !points_back(&form)
             && !is_fragment(&form)
             && chosen.iter().find(|c| c.kind == CutKind::Tail).is_none_or(|tail| {
                 !tail_leaves_open(&tokens, tail, &form)
@@ -148,6 +149,18 @@ pub fn shortenings(source: &str) -> Vec<String> {
     forms.sort_by_key(|(n, _)| *n);
     forms.truncate(SHORTENING_MAX_FORMS);
     forms.into_iter().map(|(_, f)| f).collect()
+}
+
+/// Whether a shorter form opens with "this", "these", "that" or "those" and does not name the
+/// text itself within its next two words ([`SHORTENING_DOCUMENT_WORDS`]): on the page it points
+/// back at what came before it (a label, the sentence before), and a gist shown on its own has
+/// neither. "This is one of the more basic features of an electric toothbrush." was wcxb-4833's
+/// "Built-in timers: This is …" without its label, "These contracts grant …" another dev page's
+/// contracts named a sentence earlier; "This comprehensive guide covers …" stands.
+fn points_back(form: &str) -> bool {
+    let words = text::lower_words(form);
+    matches!(words.first().map(String::as_str), Some("this" | "these" | "that" | "those"))
+        && !words.iter().skip(1).take(2).any(|w| SHORTENING_DOCUMENT_WORDS.contains(&w.as_str()))
 }
 
 /// Every set of one to [`SHORTENING_MAX_CUTS`] cuts from `cuts[from..]` that do not overlap,
@@ -225,8 +238,11 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
         {
             push(i, last + 1, CutKind::Aside);
         }
-        // One adverb of manner or degree, between two kept words.
-        if i + 1 < n && droppable_adverb(tokens[i]) {
+        // One adverb of manner or degree, between two kept words; after a form of "be", only
+        // one that makes the word after it stronger ("is extremely convenient", not "is
+        // unitarily diagonalizable": `text::restricts`).
+        let restricting = i > 0 && text::restricts(&[lower(tokens[i - 1]), lower(tokens[i])], 1);
+        if i + 1 < n && droppable_adverb(tokens[i]) && !restricting {
             push(i, i + 1, CutKind::Adverb);
         }
         // A tail: after a mark, from a dash, or from a clause break's words.
@@ -367,6 +383,48 @@ fn states_a_condition(stretch: &str) -> bool {
     SHORTENING_CONDITION_OPENERS.iter().any(|condition| {
         let opener: Vec<&str> = condition.split(' ').collect();
         words.len() >= opener.len() && words.iter().zip(&opener).all(|(w, o)| w == o)
+    })
+}
+
+/// The conditions of a page sentence: from each of [`CONDITION_WORDS`] to the next mark (a
+/// comma, semicolon, colon or dash) or the sentence's end, without that mark; each with the
+/// content word right before it, the end of what it governs (none for a sentence's opener).
+pub fn conditions(sentence: &str) -> Vec<(String, Option<String>)> {
+    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        if !CONDITION_WORDS.contains(&lower(token).as_str()) {
+            continue;
+        }
+        let marked = |t: &str| t.ends_with([',', ';', ':']) || matches!(t, "–" | "—" | "-" | "--");
+        let end = (i..tokens.len()).find(|&k| marked(tokens[k])).unwrap_or(tokens.len() - 1);
+        let stretch = tokens[i..=end].join(" ");
+        let stretch = stretch.trim_end_matches([',', ';', ':', '.', '!', '?', '–', '—', '-', ' ']).to_string();
+        let governed = text::content_words(&tokens[..i].join(" ")).pop();
+        if !stretch.is_empty() && !out.iter().any(|(s, _)| *s == stretch) {
+            out.push((stretch, governed));
+        }
+    }
+    out
+}
+
+/// A condition of `source` ([`conditions`]) that `claim` restates what it governs of and does
+/// not keep whole: the claim keeps the content word before it (or, for an opening condition,
+/// its own first word) but not every content word of it. Left out in part or whole, the claim
+/// holds under another condition, or none: "A square matrix is Hermitian." for "… is Hermitian if
+/// and only if it is unitarily diagonalizable with real eigenvalues". A condition of a clause the
+/// claim leaves out ("getting your body home if you die", the last of a list) goes with it.
+pub fn condition_left_out(claim: &str, source: &str) -> Option<String> {
+    let kept: std::collections::HashSet<String> = text::content_words(claim).into_iter().collect();
+    let claim_lower = text::lower_words(claim);
+    conditions(source).into_iter().find_map(|(condition, governed)| {
+        let opener = lower(condition.split_whitespace().next().unwrap_or_default());
+        let restated = match &governed {
+            Some(word) => kept.contains(word),
+            None => claim_lower.contains(&opener),
+        };
+        let whole = text::content_words(&condition).iter().all(|w| kept.contains(w));
+        (restated && !whole).then_some(condition)
     })
 }
 
@@ -528,11 +586,19 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     if !alignment.fits(0, 0, &mut std::collections::HashSet::new()) {
         return Err(Rejection::Rewritten);
     }
-    let (claim, source) = (text::content_words(claim).len(), text::content_words(source).len());
-    if claim < SHORTENING_MIN_CONTENT_WORDS {
+    let claim_content = text::content_words(claim);
+    if claim_content.len() < SHORTENING_MIN_CONTENT_WORDS {
         return Err(Rejection::TooShort);
     }
-    if claim as f64 <= SHORTER_MAX_SHARE * source as f64 { Ok(()) } else { Err(Rejection::NotShorter) }
+    if claim_content.len() as f64 > SHORTER_MAX_SHARE * text::content_words(source).len() as f64 {
+        return Err(Rejection::NotShorter);
+    }
+    // A condition goes on to its end: a tail cut inside it ("… if and only if it is unitarily
+    // diagonalizable[ with real eigenvalues]") changes the condition.
+    match condition_left_out(claim, source) {
+        Some(phrase) => Err(Rejection::DroppedLimit { phrase }),
+        None => Ok(()),
+    }
 }
 
 /// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.
@@ -638,6 +704,46 @@ fn droppable_adverb(stretch: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shorter_form_does_not_open_by_pointing_back() {
+        // wcxb-4833's key point: without its label, "This" points at nothing.
+        let timers = "Built-in timers: This is one of the more basic features of an electric toothbrush.";
+        assert!(shortenings(timers).is_empty(), "{:?}", shortenings(timers));
+        assert!(points_back("These contracts grant various organizations funds."));
+        assert!(!points_back("This comprehensive guide covers how to start a vegetable garden."));
+        assert!(!points_back("Thistle grows along the river banks."));
+    }
+
+    #[test]
+    fn a_shortening_keeps_a_condition_whole_and_an_adverb_that_narrows() {
+        let source =
+            "A square matrix is Hermitian if and only if it is unitarily diagonalizable with real eigenvalues.";
+        assert_eq!(
+            shortens("A square matrix is Hermitian if and only if it is unitarily diagonalizable.", source),
+            Err(Rejection::DroppedLimit {
+                phrase: "if and only if it is unitarily diagonalizable with real eigenvalues".into()
+            })
+        );
+        assert!(shortenings(source).is_empty(), "{:?}", shortenings(source));
+        assert_eq!(
+            conditions("Refunds are paid within a week, unless the order was placed abroad, and buyers are told."),
+            vec![("unless the order was placed abroad".to_string(), Some("week".to_string()))]
+        );
+        // The condition of a clause left out goes with it.
+        let insurance = "Travel insurance can minimize the financial risks of traveling: accidents, illness, theft, \
+            and getting your body home if you die.";
+        assert_eq!(shortens("Travel insurance can minimize the financial risks of traveling.", insurance), Ok(()));
+        // After "is", an adverb that narrows stays; one that only makes stronger may go.
+        let hall = "The old town hall, which stood on the square, was largely destroyed by the great fire of 1871.";
+        assert!(shortenings(hall).iter().all(|f| f.contains("largely")), "{:?}", shortenings(hall));
+        let ferry = "The new island ferry is extremely convenient for commuters, who no longer need to drive.";
+        assert!(
+            shortenings(ferry).iter().any(|f| f == "The new island ferry is convenient for commuters."),
+            "{:?}",
+            shortenings(ferry)
+        );
+    }
 
     #[test]
     fn a_shortening_keeps_fewer_of_its_sentences_words() {

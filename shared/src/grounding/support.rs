@@ -15,11 +15,11 @@ use super::words::{
     DEGREE_WORDS, DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES,
     INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
     META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
-    MIN_HEAD_CONTENT_WORDS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PRIVATIVE_MODIFIERS,
-    QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
-    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS, SUBJECTLESS_VERB_FOLLOWERS,
-    SUBJECTLESS_VERBS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS,
-    WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
+    MIN_HEAD_CONTENT_WORDS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PREDICATE_OPENERS,
+    PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
+    SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS,
+    SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH,
+    UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -127,7 +127,8 @@ pub enum Rejection {
     },
     /// Restates a page noun phrase without the modifier that says it is not what its noun names:
     /// "The president visited …" for "The former president visited …", "murder" for "attempted
-    /// murder".
+    /// murder"; or a complement without the adverb that narrows it ([`text::restricts`]): "is
+    /// diagonalizable" for "is unitarily diagonalizable".
     DroppedModifier {
         word: String,
     },
@@ -237,6 +238,11 @@ const DROPPED_WORDS: &[DroppedWord] = &[
     DroppedWord { on_page: text::bounds, kept: text::bounds, refusal: |word| Rejection::DroppedBound { word } },
     DroppedWord { on_page: reports, kept: reports, refusal: |word| Rejection::DroppedAttribution { word } },
     DroppedWord { on_page: unmakes, kept: unmakes, refusal: |word| Rejection::DroppedModifier { word } },
+    DroppedWord {
+        on_page: text::restricts,
+        kept: text::restricts,
+        refusal: |word| Rejection::DroppedModifier { word },
+    },
 ];
 
 /// Whose words a checked sentence is shown as.
@@ -438,6 +444,9 @@ impl PageIndex {
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
                 }
+                if alignment.main_sentence().is_some_and(|main| self.subject_alone(claim, main)) {
+                    return Err(Rejection::Fragment);
+                }
                 if let Some(article) = alignment.main_sentence().and_then(|main| self.dropped_article(claim, main)) {
                     return Err(Rejection::DroppedArticle { article });
                 }
@@ -592,14 +601,38 @@ impl PageIndex {
         })
     }
 
+    /// Whether the claim is its main sentence's subject alone: the sentence's opening words up to
+    /// a comma opening an aside, after whose closing comma the sentence's verb comes
+    /// ([`PREDICATE_OPENERS`]). "The Oral-B iO Series 8 Electric Toothbrush." (SmolLM2-135M's
+    /// gist of wcxb-4833, a review of five toothbrushes) stops before ", with its compact design
+    /// and travel-friendly features, is an excellent companion …": it names a thing and says
+    /// nothing of it.
+    fn subject_alone(&self, claim: &str, main: usize) -> bool {
+        let Some(sentence) = self.sentences.get(main) else { return false };
+        let tokens: Vec<&str> = sentence.text.split_whitespace().collect();
+        let claim_words = text::lower_words(claim);
+        let Some(end) = (1..tokens.len())
+            .find(|&k| tokens[k - 1].ends_with(',') && text::lower_words(&tokens[..k].join(" ")) == claim_words)
+        else {
+            return false;
+        };
+        (end..tokens.len()).find(|&j| tokens[j].ends_with(',')).is_some_and(|close| {
+            tokens.get(close + 1).is_some_and(|next| PREDICATE_OPENERS.contains(&next.to_lowercase().as_str()))
+        })
+    }
+
     /// A piece of the claim's main page sentence that limits what the sentence says
     /// ([`super::shortening::limits`]) and that the claim leaves out: fewer than half of its
     /// words (content words, and the limiting word itself) are the claim's. Kept in other words
-    /// ("charge in-state students …") it stands.
+    /// ("charge in-state students …") it stands. A condition of what the claim restates is kept
+    /// whole ([`super::shortening::condition_left_out`]).
     fn dropped_limit(&self, claim: &str, main: usize) -> Option<String> {
         let sentence = self.sentences.get(main)?;
         let claim_words: HashSet<String> =
             text::content_words(claim).into_iter().chain(text::lower_words(claim)).collect();
+        if let Some(condition) = super::shortening::condition_left_out(claim, &sentence.text) {
+            return Some(condition);
+        }
         super::shortening::limits(&sentence.text).into_iter().find(|piece| {
             let mut keys: Vec<String> = text::content_words(piece);
             keys.extend(
@@ -1249,6 +1282,61 @@ mod tests {
             )
             .unwrap();
         assert_eq!(shown, "Vidyard’s new video hosting platform provides businesses with a new way to engage.");
+    }
+
+    #[test]
+    fn a_complement_restated_without_the_adverb_that_narrows_it_is_refused() {
+        // readability's wikipedia-3: SmolLM2-135M's gist dropped "unitarily" (and the condition's
+        // end), and said what is false.
+        let page = PageIndex::new(
+            "A square matrix is Hermitian if and only if it is unitarily diagonalizable with real eigenvalues.\nThe \
+             old town hall was largely destroyed by the fire in 1871.\nThe new ferry is extremely convenient for \
+             commuters who live on the island.",
+        );
+        assert_eq!(
+            page.check("The old town hall was destroyed by the fire in 1871."),
+            Err(Rejection::DroppedModifier { word: "largely".into() })
+        );
+        assert!(page.check("The old town hall was largely destroyed by the fire in 1871.").is_ok());
+        // An intensifier left out only weakens the claim.
+        assert!(page.check("The new ferry is convenient for commuters who live on the island.").is_ok());
+        assert_eq!(
+            page.check("A square matrix is Hermitian if and only if it is diagonalizable."),
+            Err(Rejection::DroppedModifier { word: "unitarily".into() })
+        );
+        // A condition is restated to its end, or its claim holds under another one.
+        assert_eq!(
+            page.check("A square matrix is Hermitian if and only if it is unitarily diagonalizable."),
+            Err(Rejection::DroppedLimit {
+                phrase: "if and only if it is unitarily diagonalizable with real eigenvalues".into()
+            })
+        );
+        assert!(matches!(page.check("A square matrix is Hermitian."), Err(Rejection::DroppedLimit { .. })));
+        assert!(
+            page.check(
+                "A square matrix is Hermitian if and only if it is unitarily diagonalizable with real eigenvalues."
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_sentence_s_subject_alone_is_a_fragment() {
+        // wcxb-4833's sentence, and SmolLM2-135M's "gist" of it.
+        let page = PageIndex::new(
+            "The Oral-B iO Series 8 Electric Toothbrush, with its compact design and travel-friendly features, is \
+             an excellent companion for on-the-go dental care.\nThe ferry left the harbour at dawn, as it does every \
+             day, and reached the island by noon.",
+        );
+        assert_eq!(page.check("The Oral-B iO Series 8 Electric Toothbrush."), Err(Rejection::Fragment));
+        assert!(
+            page.check(
+                "The Oral-B iO Series 8 Electric Toothbrush is an excellent companion for on-the-go dental care."
+            )
+            .is_ok()
+        );
+        // A clause of its own before the aside stands.
+        assert!(page.check("The ferry left the harbour at dawn.").is_ok());
     }
 
     #[test]

@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 
 use super::words::{
-    BOUND_PAIRS, BOUNDS, CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS, JOINED_CLAUSES,
-    MEANING_WORDS, META_WORDS, NEGATIONS, NON_NEGATING_PAIRS, OPENING_QUOTES, PROBE_STOPWORDS, QUESTION_VERBS,
-    SENTENCE_OPENING_WORDS, STOPWORDS,
+    BE_FORMS, BOUND_PAIRS, BOUNDS, CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS,
+    INTENSIFYING_ADVERBS, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, NEGATIONS, NON_NEGATING_PAIRS, OPENING_QUOTES,
+    PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -299,6 +299,20 @@ pub fn bounds(words: &[String], i: usize) -> bool {
                 && *b == next
                 && (figure(i + 2) || (words.get(i + 2).is_some_and(|w| w == "as") && figure(i + 3)))
         })
+}
+
+/// Whether the word at `i` of `words` (lower case, as [`lower_words`] gives) is an adverb in
+/// "-ly" right after a form of "be" that narrows what follows it ("is unitarily
+/// diagonalizable", "was largely destroyed"): any but an intensifier ([`INTENSIFYING_ADVERBS`]),
+/// whose leaving out only weakens the claim.
+pub fn restricts(words: &[String], i: usize) -> bool {
+    let word = words[i].as_str();
+    i > 0
+        && BE_FORMS.contains(&words[i - 1].as_str())
+        && word.len() >= 5
+        && word.ends_with("ly")
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !INTENSIFYING_ADVERBS.contains(&word)
 }
 
 /// Whether the word at `i` of `words` (lower case, as [`lower_words`] gives) negates: "not" and

@@ -845,6 +845,14 @@ pub const WITH_BOUND_WORDS: &[&str] = &[
 /// is[ with our Wedding Checklist!]") has no complement.
 pub const BE_FORMS: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am"];
 
+/// Words that open a sentence's predicate right after its subject: forms of "be", "have" and
+/// "do", and the modals. A page sentence whose opening words are followed by an aside and then
+/// one of these has its subject in those words (`PageIndex::subject_alone`).
+pub const PREDICATE_OPENERS: &[&str] = &[
+    "is", "are", "was", "were", "has", "have", "had", "does", "do", "did", "can", "could", "will", "would", "should",
+    "may", "might", "must",
+];
+
 /// A cut head must keep at least this many content words to say something of its own.
 pub const MIN_HEAD_CONTENT_WORDS: usize = 4;
 
@@ -1424,6 +1432,50 @@ pub const SHORTENING_CONDITION_OPENERS: &[&str] = &[
     "otherwise",
 ];
 
+/// Words opening a condition inside a sentence, with or without a comma before it: the
+/// condition runs to the next mark, and a line restating its sentence keeps it whole
+/// (`shortening::conditions`). With a word of it gone, the claim holds under another condition:
+/// "A square matrix is Hermitian if and only if it is diagonalizable." (SmolLM2-135M's gist of
+/// readability's wikipedia-3, whose sentence goes on "unitarily diagonalizable with real
+/// eigenvalues"). Fewer than [`SHORTENING_CONDITION_OPENERS`]: "when", "only" and "without"
+/// open time clauses, limits and phrases far more often than conditions, and "providing" and
+/// "assuming" participles ("help you stay ahead by providing proactive risk mitigation", a
+/// wcxb dev page's key point).
+pub const CONDITION_WORDS: &[&str] = &["if", "unless"];
+
+/// Adverbs in "-ly" that only make the word after them stronger: left out after a form of "be",
+/// the claim is weaker and still true ("is extremely convenient" → "is convenient"). Any other
+/// "-ly" word there narrows what the claim says ("is unitarily diagonalizable", "was largely
+/// destroyed", "are mostly nonemergencies") and stays (`text::restricts`). The intensifiers
+/// SmolLM2-135M's shortenings dropped on the dev pages of `cargo xtask bench quality`, and their
+/// like.
+pub const INTENSIFYING_ADVERBS: &[&str] = &[
+    "really",
+    "truly",
+    "genuinely",
+    "extremely",
+    "incredibly",
+    "highly",
+    "remarkably",
+    "exceptionally",
+    "particularly",
+    "especially",
+    "absolutely",
+    "totally",
+    "completely",
+    "entirely",
+    "fully",
+    "thoroughly",
+    "deeply",
+    "hugely",
+    "immensely",
+    "enormously",
+    "tremendously",
+    "wonderfully",
+    "amazingly",
+    "seriously",
+];
+
 /// Words that say a claim holds only some of the time, for some, or in part: a piece holding one
 /// limits what the rest of its sentence says, and a shortening never leaves it out
 /// (`shortening::droppable`). "[In rare cases,] the drug can cause liver damage", "[Sometimes,]
@@ -1530,6 +1582,7 @@ pub const SHORTENING_DOCUMENT_WORDS: &[&str] = &[
     "story",
     "newsletter",
     "thread",
+    "list",
 ];
 
 /// Openers of a concession, which the clause after them stands without ("Although Lucasfilm is
