@@ -180,6 +180,10 @@ pub const SHORTEN_EXAMPLES: &[Exchange] = &[
         assistant: "The new bridge opened to traffic on Monday.",
     },
 ];
+/// The choice of a page's main point among its key points' shorter forms (the answer is decoded
+/// as one of them): the probe's plain question, which SmolLM2-135M answered correctly in plain
+/// text (`../shared/notes/quality-probe.md`).
+pub const MAIN_POINT_QUESTION: &str = "What is the main point of this text? Answer in one sentence.";
 pub const PART_QUESTION: &str =
     "What is this part of the text about? Answer in one short sentence, using words from the text.";
 

@@ -437,14 +437,30 @@ async fn summary(
         // until one is (ranked again only when the page gets that far).
         let shortenings =
             if gist.is_empty() { shortening_order(&sentences, &points, &observation.title) } else { vec![] };
-        for (i, forms) in shortenings {
+        for (i, forms) in &shortenings {
             if !gist.is_empty() || job.cancel.is_cancelled() {
                 break;
             }
-            let source = sentences[i].text.as_str();
+            let source = sentences[*i].text.as_str();
             let read = [source.to_string()];
-            let asked = Asked::Shorter { source, forms: &forms };
+            let asked = Asked::Shorter { source, forms };
             gist = ask(writer, deps, &observation.title, &read, prompt::SHORTEN_QUESTION, 1, asked).await?;
+        }
+        // Last of all, the page's main point as the model chooses it among the shorter forms of
+        // the key points not yet tried, when they offer more than one.
+        if gist.is_empty() && !job.cancel.is_cancelled() {
+            let tried: Vec<usize> = shortenings.iter().map(|(i, _)| *i).collect();
+            let choices = main_point_choices(&sentences, &points, &observation.title, &tried);
+            if choices.len() >= grounding::words::SHORTENABLE_MIN_FORMS {
+                let mut read: Vec<usize> = choices.iter().map(|c| c.1).collect();
+                read.sort_unstable();
+                read.dedup();
+                let read: Vec<String> = read.into_iter().map(|i| sentences[i].text.clone()).collect();
+                let choices: Vec<(String, &str)> =
+                    choices.into_iter().map(|(form, i)| (form, sentences[i].text.as_str())).collect();
+                let asked = Asked::MainPoint { choices: &choices };
+                gist = ask(writer, deps, &observation.title, &read, prompt::MAIN_POINT_QUESTION, 1, asked).await?;
+            }
         }
         if !gist.is_empty() {
             job.append(&format!("\nIn short: {}\n", gist.join(" ")));
@@ -556,6 +572,33 @@ fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Ve
     order.sort_by_key(|(i, _)| grounding::voice(&sentences[*i].text) == Voice::Author);
     order.truncate(SHORTEN_TRIES);
     order
+}
+
+/// What a model chooses the page's main point among when no key point it was asked to shorten
+/// gave a gist: the shorter forms ([`grounding::shorter_forms`]) of the key points not `tried`
+/// (the most central first, then in page order), with the index of their sentence. Most of these
+/// sentences have one shorter form each, which alone would be the rule's choice, not the model's;
+/// among several sentences' forms, which one is the page's point is the model's judgement
+/// (wcxb-4833: "The Oral-B iO Series 5 toothbrush is an excellent choice for sensitive teeth."
+/// against a sentence about timers).
+fn main_point_choices(sentences: &[Sentence], points: &[usize], title: &str, tried: &[usize]) -> Vec<(String, usize)> {
+    let central = grounding::key_points(sentences, title, 1);
+    let mut order: Vec<usize> = Vec::new();
+    for &i in central.iter().chain(points) {
+        if !order.contains(&i) && !tried.contains(&i) {
+            order.push(i);
+        }
+    }
+    let mut choices: Vec<(String, usize)> = Vec::new();
+    for i in order {
+        for form in grounding::shorter_forms(&sentences[i].text) {
+            if !choices.iter().any(|(f, _)| *f == form) {
+                choices.push((form, i));
+            }
+        }
+    }
+    choices.truncate(grounding::words::SHORTENING_MAX_FORMS);
+    choices
 }
 
 /// A part's name: its first heading, else the last heading before it, else its number. A
@@ -699,6 +742,7 @@ async fn ask(
         let shape = match asked {
             _ if !deps.constrain => OutputShape::Markdown,
             Asked::Shorter { forms, .. } => OutputShape::OneOf(forms.to_vec()),
+            Asked::MainPoint { choices } => OutputShape::OneOf(choices.iter().map(|(form, _)| form.clone()).collect()),
             _ => OutputShape::Sentences { max_chars: SENTENCE_CHARS },
         };
         let generate = GenerateRequest {
@@ -713,12 +757,6 @@ async fn ask(
                 logit: COPY_BIAS,
             }),
         };
-        // A shortening of a sentence its author wrote as "I" is shown as their words, quoted;
-        // everything else is Laika's own line.
-        let voice = match asked {
-            Asked::Shorter { source, .. } => grounding::voice(source),
-            _ => Voice::Laika,
-        };
         // What the request asks of a sentence beyond the gate.
         let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match asked {
             // A summary line is read on its own: it must name what it is about.
@@ -731,7 +769,8 @@ async fn ask(
                 Some(head) => index.check(&head).map(|support| (head, support)),
             },
             // A shortening is a summary line that says its sentence in fewer words.
-            Asked::Shorter { source, .. } => {
+            Asked::Shorter { .. } | Asked::MainPoint { .. } => {
+                let source = asked.shortened(&text).unwrap_or_default();
                 grounding::anchored(&text).and_then(|()| grounding::shortens(&text, source)).map(|()| (text, support))
             }
         };
@@ -751,9 +790,12 @@ async fn ask(
         let mut dropped = 0;
         // A shortening is its first sentence: what a small model writes after it is drift (a
         // second try at the same sentence, with other words).
-        let read = if matches!(asked, Asked::Shorter { .. }) { 1 } else { max_sentences + 2 };
+        let read = if matches!(asked, Asked::Shorter { .. } | Asked::MainPoint { .. }) { 1 } else { max_sentences + 2 };
         for (i, sentence) in sentences.iter().enumerate().take(read) {
             let claim = grounding::clean_claim(&sentence.text);
+            // A shortening of a sentence its author wrote as "I" is shown as their words, quoted;
+            // everything else is Laika's own line.
+            let voice = asked.shortened(&claim).map_or(Voice::Laika, grounding::voice);
             // The last sentence is complete only when it ended on its own, with a full stop.
             let complete = i + 1 < sentences.len()
                 || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
@@ -830,6 +872,28 @@ enum Asked<'a> {
     /// This page sentence (`source`) in fewer words, as one of its shorter `forms`: one that
     /// keeps nearly all of them is the key point again, not a gist.
     Shorter { source: &'a str, forms: &'a [String] },
+    /// The page's main point, as one of these shorter forms of its key points (each with the
+    /// sentence it shortens): a shortening of whichever sentence it says in fewer words.
+    MainPoint { choices: &'a [(String, &'a str)] },
+}
+
+impl<'a> Asked<'a> {
+    /// The page sentence a line of a shortening question says in fewer words: for a choice among
+    /// several sentences' forms, the one the line is a form of, else the first the line
+    /// shortens, else the first offered (whose check then says why the line is no shortening).
+    /// None for a question that asks for no shortening.
+    fn shortened(&self, line: &str) -> Option<&'a str> {
+        match *self {
+            Asked::Shorter { source, .. } => Some(source),
+            Asked::MainPoint { choices } => choices
+                .iter()
+                .find(|(form, _)| form.trim() == line.trim())
+                .or_else(|| choices.iter().find(|(_, source)| grounding::shortens(line, source).is_ok()))
+                .or(choices.first())
+                .map(|(_, source)| *source),
+            Asked::Summary | Asked::Answer(_) => None,
+        }
+    }
 }
 
 /// The system prompt, worked examples and user turn of one model question: plain text for a
@@ -1204,6 +1268,85 @@ mod tests {
         let replies = ["I'm happy to announce RC1 of NodeBB v4."; 8];
         let (state, _) = run_on(post, &replies, None);
         assert!(!state.text.contains("In short: I'm"), "{}", state.text);
+    }
+
+    /// A page none of whose key points has a choice of shorter forms of its own, but two of
+    /// which have one each.
+    const FERRY: &str = "H1: Harbour ferry to stop on Sundays\n\nThe harbour ferry will stop running on Sundays \
+        from next month, the council said on Friday. Fewer than forty people used the Sunday ferry last winter.\n\nThe \
+        old ferry needs a new engine for its next season at sea, and the council cannot pay for one this year. The \
+        ferry crew, who have worked the route for decades, will move to weekday shifts.\n\nResidents can still take \
+        the bus to the town centre on Sundays.";
+
+    fn run_ferry(replies: &[&'static str]) -> (JobState, Vec<String>) {
+        let observation = Observation {
+            url: "https://news.example/ferry".into(),
+            title: "Harbour ferry to stop on Sundays".into(),
+            text: FERRY.into(),
+            ..Observation::default()
+        };
+        run_input(
+            replies,
+            SummaryInput { observation, user_text: "Summarize this page".into(), question: None, collection: None },
+        )
+    }
+
+    #[test]
+    fn the_main_point_is_chosen_among_the_key_points_shorter_forms_when_none_has_a_choice_of_its_own() {
+        let sentences = grounding::sentences(FERRY);
+        let title = "Harbour ferry to stop on Sundays";
+        let points = grounding::key_points(&sentences, title, grounding::point_count(sentences.len()));
+        assert!(shortening_order(&sentences, &points, title).is_empty(), "no key point is shortenable alone");
+        let choices = main_point_choices(&sentences, &points, title, &[]);
+        let forms: Vec<&str> = choices.iter().map(|(f, _)| f.as_str()).collect();
+        assert!(forms.contains(&"The harbour ferry will stop running on Sundays from next month."), "{forms:?}");
+        assert!(forms.contains(&"The old ferry needs a new engine for its next season at sea."), "{forms:?}");
+        // Each with the sentence it shortens.
+        for (form, i) in &choices {
+            assert!(grounding::shortens(form, &sentences[*i].text).is_ok(), "{form} / {}", sentences[*i].text);
+        }
+        // A key point already tried is not offered again.
+        let (_, first) = choices[0].clone();
+        assert!(main_point_choices(&sentences, &points, title, &[first]).iter().all(|(_, i)| *i != first));
+
+        // Nothing passes for the three gist questions (each with its retry); then the model
+        // chooses, and its choice is shown as a shortening of its own sentence.
+        let replies = ["Whales sing."; 6]
+            .into_iter()
+            .chain(["The old ferry needs a new engine for its next season at sea."])
+            .collect::<Vec<_>>();
+        let (state, prompts) = run_ferry(&replies);
+        assert_eq!(prompts.len(), 7, "{prompts:?}");
+        assert!(prompts[6].ends_with(prompt::MAIN_POINT_QUESTION), "{}", prompts[6]);
+        // The model reads the sentences it chooses among, whole.
+        assert!(prompts[6].contains("The old ferry needs a new engine for its next season at sea, and the council"));
+        assert!(
+            prompts[6].contains("The harbour ferry will stop running on Sundays from next month, the council said")
+        );
+        assert!(
+            state.text.contains("\nIn short: The old ferry needs a new engine for its next season at sea. ["),
+            "{}",
+            state.text
+        );
+        assert_eq!(state.grounding.model_sentences_shown, 1);
+    }
+
+    #[test]
+    fn a_main_point_that_is_no_shortening_of_a_key_point_is_not_shown() {
+        // An engine that is not decoded as one of the forms answers with words of its own, or
+        // with a key point whole: neither is shown.
+        let replies = ["Whales sing."; 6]
+            .into_iter()
+            .chain([
+                "The old ferry needs a new engine for the winter.",
+                "The harbour ferry will stop running on Sundays from next month, the council said on Friday.",
+            ])
+            .collect::<Vec<_>>();
+        let (state, prompts) = run_ferry(&replies);
+        assert_eq!(prompts.len(), 8, "the choice and its retry");
+        assert!(!state.text.contains("In short"), "{}", state.text);
+        assert_eq!(state.grounding.model_sentences_shown, 0);
+        assert!(state.notice.as_deref().unwrap().contains("only the page's own key points"));
     }
 
     #[test]

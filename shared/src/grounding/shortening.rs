@@ -33,13 +33,21 @@ pub fn shortenable(sentence: &str) -> bool {
 /// The shorter forms ([`shortenings`]) a model is asked to choose among for `sentence`, when it
 /// is [`shortenable`]: computed once, to both decide and decode.
 pub fn shortening_choice(sentence: &str) -> Option<Vec<String>> {
+    Some(shorter_forms(sentence)).filter(|forms| forms.len() >= SHORTENABLE_MIN_FORMS)
+}
+
+/// The shorter forms of `sentence` a gist may be, however few: none for a question, an
+/// exclamation or a sentence too short to lose words ([`SHORTENABLE_MIN_CONTENT_WORDS`]). A
+/// sentence with only one is no choice of its own, but it can be one of a choice among several
+/// sentences' forms (the page's main point).
+pub fn shorter_forms(sentence: &str) -> Vec<String> {
     let sentence = sentence.trim();
     if matches!(text::end_mark(sentence), Some('?' | '!'))
         || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS
     {
-        return None;
+        return Vec::new();
     }
-    Some(shortenings(sentence)).filter(|forms| forms.len() >= SHORTENABLE_MIN_FORMS)
+    shortenings(sentence)
 }
 
 /// Whose words a shortening of `source` is shown as: a sentence its author wrote in the first
