@@ -784,7 +784,10 @@ async fn ask(
         let result = deps.engine.generate(generate, &mut sink, &stop).await;
         log_call(deps, system, &user, &result);
         let generation = result.map_err(|e| (e.code, e.message))?;
-        let clean = guard.clean_text().to_string();
+        // Citation markers the model wrote out of habit go before its text is cut into
+        // sentences: "… display moment. [1] I still remember …" is two sentences, not one
+        // refused whole for the second's "I" (SmolLM2-135M on readability's theverge).
+        let clean = grounding::strip_markers(guard.clean_text());
         let sentences = grounding::sentences(&clean);
         let mut shown: Vec<String> = Vec::new();
         let mut dropped = 0;
@@ -1231,6 +1234,20 @@ mod tests {
         );
         assert_eq!(state.grounding.model_sentences_shown, 1);
         assert_eq!(prompts.len(), 8, "no further sentence is asked for once one is shown");
+    }
+
+    #[test]
+    fn a_citation_marker_between_two_model_sentences_parts_them() {
+        // The first sentence is the page's; the second speaks as its author. Glued by the marker
+        // into one sentence, both were refused for the "I".
+        let (state, _) =
+            run_with(&["Volunteers counted five otters along the river. [2] I saw them myself last week."], None);
+        assert!(
+            state.text.contains("\nIn short: Volunteers counted five otters along the river. [2]\n"),
+            "{}",
+            state.text
+        );
+        assert_eq!(state.grounding.model_sentences_shown, 1);
     }
 
     #[test]

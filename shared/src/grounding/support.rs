@@ -15,8 +15,8 @@ use super::words::{
     DEGREE_WORDS, DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES,
     INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
     META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
-    MIN_HEAD_CONTENT_WORDS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PREDICATE_OPENERS,
-    PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
+    MIN_HEAD_CONTENT_WORDS, NAME_JOINERS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN,
+    PREDICATE_OPENERS, PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
     SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS,
     SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH,
     UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
@@ -894,6 +894,19 @@ pub(super) fn is_fragment(claim: &str) -> bool {
         || body.rsplit(' ').nth(1).is_some_and(|w| DEGREE_WORDS.contains(&w.to_lowercase().as_str()))
         || (body.split(' ').next().is_some_and(|w| SUBORDINATORS.contains(&w.to_lowercase().as_str()))
             && !body.contains(','))
+        || names_only(body)
+}
+
+/// Whether a line is names and figures only, joined by "and", "or" or "of" ([`NAME_JOINERS`]):
+/// "Cirrus Insight and Microsoft Dynamics 365." (SmolLM2-135M's gist of wcxb-4256, a comparison
+/// of CRMs, its ", which were previously mentioned" cut) names things and says nothing of them.
+fn names_only(body: &str) -> bool {
+    let words: Vec<&str> = body
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && !NAME_JOINERS.contains(&w.to_lowercase().as_str()))
+        .collect();
+    words.len() >= 2 && words.iter().all(|w| w.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()))
 }
 
 /// The hyphenated compounds of a sentence ("patina-free", "social-first"), lower-cased.
@@ -1056,7 +1069,7 @@ fn meta_opener(lower: &str) -> Option<usize> {
 }
 
 /// Removes `[3]`-style passage numbers a model copied from its prompt.
-fn strip_markers(text: &str) -> String {
+pub fn strip_markers(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('[') {
@@ -1755,6 +1768,10 @@ mod tests {
         assert_eq!(index().check("Volunteers counted the otters that were most plentiful."), Err(Rejection::Fragment));
         assert_eq!(index().check("While volunteers counted five otters along the river."), Err(Rejection::Fragment));
         assert!(!is_fragment("While volunteers counted, five otters swam along the river."));
+        // Names and figures only: wcxb-4256's gist.
+        assert!(is_fragment("Cirrus Insight and Microsoft Dynamics 365."));
+        assert!(!is_fragment("Cirrus Insight and Microsoft Dynamics 365 sync with Gmail."));
+        assert!(!is_fragment("Otters returned."));
         // Two pieces run together with a dash (wcxb-0563: "… you shouldn't take on. - it seems …").
         assert_eq!(
             index().check("Volunteers counted five otters. - along a two-mile stretch."),

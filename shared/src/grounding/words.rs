@@ -845,6 +845,11 @@ pub const WITH_BOUND_WORDS: &[&str] = &[
 /// is[ with our Wedding Checklist!]") has no complement.
 pub const BE_FORMS: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am"];
 
+/// Words that may join names in a line that is names only (`support::names_only`): "Cirrus
+/// Insight and Microsoft Dynamics 365", "The Lord of the Rings".
+pub const NAME_JOINERS: &[&str] =
+    &["and", "or", "of", "the", "&", "vs", "a", "an", "for", "with", "in", "on", "at", "to"];
+
 /// Words that open a sentence's predicate right after its subject: forms of "be", "have" and
 /// "do", and the modals. A page sentence whose opening words are followed by an aside and then
 /// one of these has its subject in those words (`PageIndex::subject_alone`).
