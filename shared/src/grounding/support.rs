@@ -951,7 +951,12 @@ fn asks_whether(sentence: &str) -> bool {
         return false;
     }
     let question = sentence.trim_end().trim_end_matches(CLOSING_QUOTES);
-    let asked = question.rfind(['"', '“']).map_or(question, |k| &question[k + 1..]);
+    // After the mark, whatever its width ("“" is three bytes in UTF-8).
+    let asked = question
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '"' | '“'))
+        .map_or(question, |(k, mark)| &question[k + mark.len_utf8()..]);
     text::words(asked).next().is_some_and(|first| {
         let first = first.to_lowercase();
         YES_NO_OPENERS.contains(&first.as_str()) || OPEN_QUESTION_OPENERS.contains(&first.as_str())
@@ -1602,6 +1607,16 @@ mod tests {
         );
         assert_eq!(
             post.check("You pay attention if you are going to buy a web hosting service."),
+            Err(Rejection::AskedOnPage)
+        );
+        // A question quoted in curly marks (three bytes each) is read after the mark: before,
+        // the gate panicked on wcxb-0370's opening sentence.
+        let quoted = PageIndex::new(
+            "A common question asked by candidates searching for their first actuarial job is, “Should I work for a \
+             consulting firm or a traditional insurance carrier?”",
+        );
+        assert_eq!(
+            quoted.check("Candidates should work for a consulting firm or a traditional insurance carrier."),
             Err(Rejection::AskedOnPage)
         );
     }
