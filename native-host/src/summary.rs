@@ -450,17 +450,7 @@ async fn summary(
         // the key points not yet tried, when they offer more than one.
         if gist.is_empty() && !job.cancel.is_cancelled() {
             let tried: Vec<usize> = shortenings.iter().map(|(i, _)| *i).collect();
-            let choices = main_point_choices(&sentences, &points, &observation.title, &tried);
-            if choices.len() >= grounding::words::SHORTENABLE_MIN_FORMS {
-                let mut read: Vec<usize> = choices.iter().map(|c| c.1).collect();
-                read.sort_unstable();
-                read.dedup();
-                let read: Vec<String> = read.into_iter().map(|i| sentences[i].text.clone()).collect();
-                let choices: Vec<(String, &str)> =
-                    choices.into_iter().map(|(form, i)| (form, sentences[i].text.as_str())).collect();
-                let asked = Asked::MainPoint { choices: &choices };
-                gist = ask(writer, deps, &observation.title, &read, prompt::MAIN_POINT_QUESTION, 1, asked).await?;
-            }
+            gist = main_point(writer, deps, &observation.title, &sentences, &points, &tried).await?;
         }
         if !gist.is_empty() {
             job.append(&format!("\nIn short: {}\n", gist.join(" ")));
@@ -481,9 +471,19 @@ async fn summary(
             let label = part_label(&sentences, range, i);
             let line = if is_model {
                 let passages = central_passages(part, &part_sentences, range.start, &observation.title);
-                ask(writer, deps, &observation.title, &passages, prompt::PART_QUESTION, 1, Asked::Summary)
-                    .await?
-                    .join(" ")
+                let mut line =
+                    ask(writer, deps, &observation.title, &passages, prompt::PART_QUESTION, 1, Asked::Summary).await?;
+                // As for the gist: when the model's own line does not pass, its choice of the
+                // part's main point among the part's key points' shorter forms.
+                if line.is_empty() && !job.cancel.is_cancelled() {
+                    let points = grounding::key_points(
+                        &part_sentences,
+                        &observation.title,
+                        grounding::point_count(part_sentences.len()),
+                    );
+                    line = main_point(writer, deps, &observation.title, &part_sentences, &points, &[]).await?;
+                }
+                line.join(" ")
             } else {
                 grounding::key_points(&part_sentences, &observation.title, 1)
                     .first()
@@ -572,6 +572,30 @@ fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Ve
     order.sort_by_key(|(i, _)| grounding::voice(&sentences[*i].text) == Voice::Author);
     order.truncate(SHORTEN_TRIES);
     order
+}
+
+/// The model's choice of the main point of `sentences` (a page, or a part of one) among the
+/// shorter forms of its key `points` not `tried` ([`main_point_choices`]), read whole: nothing
+/// when they offer fewer than two.
+async fn main_point(
+    writer: &mut Writer<'_>,
+    deps: &SummaryDeps,
+    title: &str,
+    sentences: &[Sentence],
+    points: &[usize],
+    tried: &[usize],
+) -> Result<Vec<String>, Failure> {
+    let choices = main_point_choices(sentences, points, title, tried);
+    if choices.len() < grounding::words::SHORTENABLE_MIN_FORMS {
+        return Ok(Vec::new());
+    }
+    let mut read: Vec<usize> = choices.iter().map(|c| c.1).collect();
+    read.sort_unstable();
+    read.dedup();
+    let read: Vec<String> = read.into_iter().map(|i| sentences[i].text.clone()).collect();
+    let choices: Vec<(String, &str)> =
+        choices.into_iter().map(|(form, i)| (form, sentences[i].text.as_str())).collect();
+    ask(writer, deps, title, &read, prompt::MAIN_POINT_QUESTION, 1, Asked::MainPoint { choices: &choices }).await
 }
 
 /// What a model chooses the page's main point among when no key point it was asked to shorten
@@ -1346,6 +1370,36 @@ mod tests {
             state.text
         );
         assert_eq!(state.grounding.model_sentences_shown, 1);
+    }
+
+    #[test]
+    fn a_part_whose_own_line_fails_gets_the_models_choice_of_its_main_point() {
+        // A long page of two parts, the second the end of the ferry story; the model's lines all
+        // fail (the script is empty).
+        let filler: String = (1..=145)
+            .map(|n| format!("Volunteer group {n} cleaned stretch {n} of the river bank on a Saturday morning.\n\n"))
+            .collect();
+        let page = format!(
+            "H1: River news\n\n{filler}{}",
+            FERRY.trim_start_matches("H1: Harbour ferry to stop on Sundays\n\n")
+        );
+        let observation = Observation {
+            url: "https://news.example/river".into(),
+            title: "River news".into(),
+            text: page.clone(),
+            ..Observation::default()
+        };
+        let ranges = part_ranges(&page, 8192);
+        assert_eq!(ranges.len(), 2);
+        let input =
+            SummaryInput { observation, user_text: "Summarize this page".into(), question: None, collection: None };
+        let (_, prompts) = run_input(&[], input);
+        let part = prompts.iter().position(|p| p.ends_with(prompt::PART_QUESTION) && p.contains("old ferry"));
+        let part = part.unwrap_or_else(|| panic!("no part question over the ferry story: {prompts:#?}"));
+        // After the part's own question and its retry, the choice among its key points' forms.
+        let choice = &prompts[part + 2];
+        assert!(choice.ends_with(prompt::MAIN_POINT_QUESTION), "{choice}");
+        assert!(choice.contains("The old ferry needs a new engine for its next season at sea, and"), "{choice}");
     }
 
     #[test]

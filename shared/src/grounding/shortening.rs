@@ -10,13 +10,14 @@ use super::support::{
 };
 use super::text;
 use super::words::{
-    CLAUSE_BREAKS, CONDITION_WORDS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, SHORTENABLE_MIN_CONTENT_WORDS,
-    SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
-    SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS,
-    SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
-    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
-    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBORDINATORS,
+    CLAUSE_BREAKS, CONDITION_WORDS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, LIST_OPENERS,
+    SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS,
+    SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS,
+    SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS,
+    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
+    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS,
+    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -227,6 +228,7 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
             // leaving it out would leave the rest of the list hanging ("Hertz[, which are known
             // for their wide vehicle selection,] customer service, and loyalty programs").
             && (list_item(tokens, i, last + 1) || !list_after(tokens, last + 1))
+            && !(LIST_OPENERS.contains(&lower(tokens[i]).as_str()) && list_goes_on(&tokens[last + 1..]))
         {
             push(i, last + 1, CutKind::CommaAside);
         }
@@ -559,6 +561,12 @@ fn list_item(tokens: &[&str], start: usize, end: usize) -> bool {
         && !SHORTENING_ASIDE_OPENERS.contains(&first.as_str())
 }
 
+/// Whether the rest of a sentence after an aside that opens a list (`LIST_OPENERS`) goes on
+/// with the list: a comma, then "and" or "or", before the sentence ends.
+fn list_goes_on(rest: &[&str]) -> bool {
+    rest.windows(2).any(|pair| pair[0].ends_with(',') && joins_list(pair[1]))
+}
+
 /// Whether a list goes on from token `at` with more than its last item: within an item's length
 /// comes another item's comma, the list's "and"/"or" or its "etc." ("make phone calls, [send text
 /// messages,] take photos, browse the internet"). A list item left out there leaves the list's
@@ -603,10 +611,23 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     }
     // A condition goes on to its end: a tail cut inside it ("… if and only if it is unitarily
     // diagonalizable[ with real eigenvalues]") changes the condition.
-    match condition_left_out(claim, source) {
-        Some(phrase) => Err(Rejection::DroppedLimit { phrase }),
-        None => Ok(()),
+    if let Some(phrase) = condition_left_out(claim, source) {
+        return Err(Rejection::DroppedLimit { phrase });
     }
+    // Nor does it end on a condition whose claim came after it: "… in the world—but if your
+    // business isn't organized[, you're still losing time and money]." (a wcxb dev page).
+    if ends_on_a_condition(claim, source) { Err(Rejection::Fragment) } else { Ok(()) }
+}
+
+/// Whether `claim` ends where a condition of `source` ends ([`conditions`]) and the source goes
+/// on after it with the clause the condition is for (after its comma).
+fn ends_on_a_condition(claim: &str, source: &str) -> bool {
+    let Some(last) = text::content_words(claim).pop() else { return false };
+    conditions(source).into_iter().any(|(condition, _)| {
+        let ends_there = text::content_words(&condition).last() == Some(&last);
+        let after = source.find(&condition).map(|at| &source[at + condition.len()..]).unwrap_or_default();
+        ends_there && after.starts_with(',') && text::content_words(after).len() >= 2
+    })
 }
 
 /// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.
@@ -738,6 +759,14 @@ mod tests {
             conditions("Refunds are paid within a week, unless the order was placed abroad, and buyers are told."),
             vec![("unless the order was placed abroad".to_string(), Some("week".to_string()))]
         );
+        // Nor does a form end on a condition whose claim it leaves out.
+        let tools = "You can have the best electrician tools in the world—but if your business isn't organized, \
+            you're still losing time and money.";
+        assert!(shortenings(tools).iter().all(|f| !f.ends_with("organized.")), "{:?}", shortenings(tools));
+        // An aside giving a list's first items stays when the list goes on after it.
+        let factors = "The duration of a tutoring session can vary depending on several factors, such as the \
+            student's needs and preferences, the subject being studied, and the tutor's approach.";
+        assert!(shortenings(factors).iter().all(|f| !f.contains("factors the subject")), "{:?}", shortenings(factors));
         // The condition of a clause left out goes with it.
         let insurance = "Travel insurance can minimize the financial risks of traveling: accidents, illness, theft, \
             and getting your body home if you die.";

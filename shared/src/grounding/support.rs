@@ -892,9 +892,18 @@ pub(super) fn is_fragment(claim: &str) -> bool {
         || body.rsplit(' ').next().is_some_and(|w| DANGLING_ENDINGS.contains(&w.to_lowercase().as_str()))
         || body.rsplit(' ').next().is_some_and(|w| w.len() == 1 && w.chars().all(|c| c.is_ascii_uppercase()))
         || body.rsplit(' ').nth(1).is_some_and(|w| DEGREE_WORDS.contains(&w.to_lowercase().as_str()))
-        || (body.split(' ').next().is_some_and(|w| SUBORDINATORS.contains(&w.to_lowercase().as_str()))
-            && !body.contains(','))
+        || (subordinate_opening(body) && !body.contains(','))
         || names_only(body)
+}
+
+/// Whether a line opens with a subordinating word ([`SUBORDINATORS`]), past an "even" or "only"
+/// before it ("Even if you're travelling to Japan for the first time.", a part line of wcxb-4083
+/// cut before the advice it is for).
+fn subordinate_opening(body: &str) -> bool {
+    let mut words = body.split(' ').map(str::to_lowercase);
+    let first = words.next().unwrap_or_default();
+    let word = if matches!(first.as_str(), "even" | "only") { words.next().unwrap_or_default() } else { first };
+    SUBORDINATORS.contains(&word.as_str())
 }
 
 /// Whether a line is names and figures only, joined by "and", "or" or "of" ([`NAME_JOINERS`]):
@@ -1783,6 +1792,7 @@ mod tests {
         assert_eq!(index().check("Volunteers counted the otters that were most plentiful."), Err(Rejection::Fragment));
         assert_eq!(index().check("While volunteers counted five otters along the river."), Err(Rejection::Fragment));
         assert!(!is_fragment("While volunteers counted, five otters swam along the river."));
+        assert!(is_fragment("Even if you're travelling to Japan for the first time."));
         // Names and figures only: wcxb-4256's gist.
         assert!(is_fragment("Cirrus Insight and Microsoft Dynamics 365."));
         assert!(!is_fragment("Cirrus Insight and Microsoft Dynamics 365 sync with Gmail."));

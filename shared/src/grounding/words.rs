@@ -1409,6 +1409,12 @@ pub const SHORTENING_RELATIVE_WORDS: &[&str] = &["which", "who", "whom", "whose"
 pub const SHORTENING_ASIDE_OPENERS: &[&str] =
     &["also", "including", "such", "like", "especially", "particularly", "notably", "for", "e.g", "i.e"];
 
+/// Asides opening with one of these give a list's first items ("several factors[, such as the
+/// student's needs and preferences,] the subject being studied, and the tutor's approach", a wcxb
+/// dev page's key point): where the list goes on after the aside, leaving it out leaves the rest
+/// hanging. Written for `shortening::shortenings`.
+pub const LIST_OPENERS: &[&str] = &["including", "such", "like", "e.g"];
+
 /// Nor is a stretch between commas an aside when it opens with a joining word: it is a list's
 /// last item or a joined clause ("…, job guarantees, *and career support*, making …"), and
 /// without it the words around it join wrong ("job guarantees making tech education
