@@ -1117,6 +1117,11 @@ mod tests {
         let post = "I'm happy to announce RC1 (that's Release Candidate 1!!) of NodeBB v4, and we've fixed many bugs since beta 4.";
         assert_eq!(voice(post), Voice::Author);
         assert_eq!(voice("NodeBB v4 fixes many bugs found since beta 4."), Voice::Laika);
+        // "mine" the verb (readability's lwn-1) is no first person.
+        assert_eq!(
+            voice("The release is worth checking out, whether one needs a map or to mine a database."),
+            Voice::Laika
+        );
         assert!(shortenable(post));
         assert!(shortenings(post).contains(&"I'm happy to announce RC1 of NodeBB v4.".to_string()));
         assert_eq!(quote("I'm happy to announce RC1 of NodeBB v4."), "“I'm happy to announce RC1 of NodeBB v4.”");
