@@ -558,19 +558,26 @@ fn same_claim(a: &str, b: &str) -> bool {
 /// please call that out for support." on a dev forum page, when the ten best were tried). Each
 /// comes with the shorter forms the model is to choose among.
 fn shortening_order(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<(usize, Vec<String>)> {
-    let central = grounding::key_points(sentences, title, 1);
-    let mut order: Vec<(usize, Vec<String>)> = Vec::new();
-    for &i in central.iter().chain(points) {
-        if !order.iter().any(|(o, _)| *o == i)
-            && let Some(forms) = grounding::shortening_choice(&sentences[i].text)
-        {
-            order.push((i, forms));
-        }
-    }
+    let mut order: Vec<(usize, Vec<String>)> = central_first(sentences, points, title)
+        .into_iter()
+        .filter_map(|i| grounding::shortening_choice(&sentences[i].text).map(|forms| (i, forms)))
+        .collect();
     // Laika's own line before a quotation: a first-person sentence is tried only after the
     // others (stable, so each group keeps its order).
     order.sort_by_key(|(i, _)| grounding::voice(&sentences[*i].text) == Voice::Author);
     order.truncate(SHORTEN_TRIES);
+    order
+}
+
+/// The key `points` of `sentences`, the most central sentence first (a key point or not), then
+/// the others in their order, each once: the order a model is asked to shorten them in.
+fn central_first(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::new();
+    for i in grounding::key_points(sentences, title, 1).into_iter().chain(points.iter().copied()) {
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    }
     order
 }
 
@@ -606,15 +613,8 @@ async fn main_point(
 /// (wcxb-4833: "The Oral-B iO Series 5 toothbrush is an excellent choice for sensitive teeth."
 /// against a sentence about timers).
 fn main_point_choices(sentences: &[Sentence], points: &[usize], title: &str, tried: &[usize]) -> Vec<(String, usize)> {
-    let central = grounding::key_points(sentences, title, 1);
-    let mut order: Vec<usize> = Vec::new();
-    for &i in central.iter().chain(points) {
-        if !order.contains(&i) && !tried.contains(&i) {
-            order.push(i);
-        }
-    }
     let mut choices: Vec<(String, usize)> = Vec::new();
-    for i in order {
+    for i in central_first(sentences, points, title).into_iter().filter(|i| !tried.contains(i)) {
         for form in grounding::shorter_forms(&sentences[i].text) {
             if !choices.iter().any(|(f, _)| *f == form) {
                 choices.push((form, i));
@@ -782,22 +782,22 @@ async fn ask(
             }),
         };
         // What the request asks of a sentence beyond the gate.
-        let fits_request = |index: &PageIndex, text: String, support: grounding::Support| match asked {
-            // A summary line is read on its own: it must name what it is about.
-            Asked::Summary => grounding::anchored(&text).map(|()| (text, support)),
-            // An answer keeps only the clauses that answer the question (a shorter head is
-            // checked again on its own).
-            Asked::Answer(focus) => match grounding::text::answering_head(&text, focus) {
-                None => Err(grounding::Rejection::OffQuestion),
-                Some(head) if head == text => Ok((text, support)),
-                Some(head) => index.check(&head).map(|support| (head, support)),
-            },
-            // A shortening is a summary line that says its sentence in fewer words.
-            Asked::Shorter { .. } | Asked::MainPoint { .. } => {
-                let source = asked.shortened(&text).unwrap_or_default();
-                grounding::anchored(&text).and_then(|()| grounding::shortens(&text, source)).map(|()| (text, support))
-            }
-        };
+        let fits_request =
+            |index: &PageIndex, text: String, support: grounding::Support, source: Option<&str>| match asked {
+                // A summary line is read on its own: it must name what it is about.
+                Asked::Summary => grounding::anchored(&text).map(|()| (text, support)),
+                // An answer keeps only the clauses that answer the question (a shorter head is
+                // checked again on its own).
+                Asked::Answer(focus) => match grounding::text::answering_head(&text, focus) {
+                    None => Err(grounding::Rejection::OffQuestion),
+                    Some(head) if head == text => Ok((text, support)),
+                    Some(head) => index.check(&head).map(|support| (head, support)),
+                },
+                // A shortening is a summary line that says its sentence in fewer words.
+                Asked::Shorter { .. } | Asked::MainPoint { .. } => grounding::anchored(&text)
+                    .and_then(|()| grounding::shortens(&text, source.unwrap_or_default()))
+                    .map(|()| (text, support)),
+            };
         let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();
         let mut sink = |piece: &str| {
@@ -820,16 +820,17 @@ async fn ask(
         let read = if matches!(asked, Asked::Shorter { .. } | Asked::MainPoint { .. }) { 1 } else { max_sentences + 2 };
         for (i, sentence) in sentences.iter().enumerate().take(read) {
             let claim = grounding::clean_claim(&sentence.text);
-            // A shortening of a sentence its author wrote as "I" is shown as their words, quoted;
-            // everything else is Laika's own line.
-            let voice = asked.shortened(&claim).map_or(Voice::Laika, grounding::voice);
+            // The sentence a shortening says in fewer words. A shortening of a sentence its author
+            // wrote as "I" is shown as their words, quoted; everything else is Laika's own line.
+            let source = asked.shortened(&claim);
+            let voice = source.map_or(Voice::Laika, grounding::voice);
             // The last sentence is complete only when it ended on its own, with a full stop.
             let complete = i + 1 < sentences.len()
                 || (generation.finish_reason == "stop" && guard.trip().is_none() && claim.ends_with(['.', '!', '?']));
             let verdict = writer
                 .index
                 .check_or_trim_as(&claim, complete, voice)
-                .and_then(|(text, support)| fits_request(&writer.index, text, support))
+                .and_then(|(text, support)| fits_request(&writer.index, text, support, source))
                 .and_then(|(text, support)| {
                     // Its line as it would be shown (its `[n]` when its sentence is cited already).
                     let line = match writer.citation(&support.sentence) {

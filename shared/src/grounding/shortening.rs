@@ -10,7 +10,7 @@ use super::support::{
 };
 use super::text;
 use super::words::{
-    CLAUSE_BREAKS, CONDITION_WORDS, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, LIST_OPENERS,
+    CLAUSE_BREAKS, CONDITION_WORDS, DEMONSTRATIVES, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, LIST_OPENERS,
     SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS,
     SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS,
     SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS,
@@ -168,7 +168,7 @@ pub fn shortenings(source: &str) -> Vec<String> {
 /// contracts named a sentence earlier; "This comprehensive guide covers …" stands.
 fn points_back(form: &str) -> bool {
     let words = text::lower_words(form);
-    matches!(words.first().map(String::as_str), Some("this" | "these" | "that" | "those"))
+    words.first().is_some_and(|w| DEMONSTRATIVES.contains(&w.as_str()))
         && !words.iter().skip(1).take(2).any(|w| SHORTENING_DOCUMENT_WORDS.contains(&w.as_str()))
 }
 
@@ -396,12 +396,22 @@ fn states_a_condition(stretch: &str) -> bool {
     })
 }
 
-/// The conditions of a page sentence: from each of [`CONDITION_WORDS`] to the next mark (a
-/// comma, semicolon, colon or dash) or the sentence's end, without that mark; each with the
-/// content word right before it, the end of what it governs (none for a sentence's opener).
-pub fn conditions(sentence: &str) -> Vec<(String, Option<String>)> {
+/// A condition of a page sentence ([`conditions`]).
+#[derive(Debug, PartialEq)]
+pub struct Condition {
+    /// From its word ([`CONDITION_WORDS`]) to the next mark (a comma, semicolon, colon or dash)
+    /// or the sentence's end, without that mark.
+    pub text: String,
+    /// The content word right before it, the end of what it governs (none for an opener).
+    pub governed: Option<String>,
+    /// Whether the clause it is for comes after it: its comma, then two content words or more.
+    pub claim_after: bool,
+}
+
+/// The conditions of a page sentence, each once.
+pub fn conditions(sentence: &str) -> Vec<Condition> {
     let tokens: Vec<&str> = sentence.split_whitespace().collect();
-    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    let mut out: Vec<Condition> = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         if !CONDITION_WORDS.contains(&lower(token).as_str()) {
             continue;
@@ -410,10 +420,14 @@ pub fn conditions(sentence: &str) -> Vec<(String, Option<String>)> {
         let end = (i..tokens.len()).find(|&k| marked(tokens[k])).unwrap_or(tokens.len() - 1);
         let stretch = tokens[i..=end].join(" ");
         let stretch = stretch.trim_end_matches([',', ';', ':', '.', '!', '?', '–', '—', '-', ' ']).to_string();
-        let governed = text::content_words(&tokens[..i].join(" ")).pop();
-        if !stretch.is_empty() && !out.iter().any(|(s, _)| *s == stretch) {
-            out.push((stretch, governed));
+        if stretch.is_empty() || out.iter().any(|c| c.text == stretch) {
+            continue;
         }
+        out.push(Condition {
+            text: stretch,
+            governed: text::content_words(&tokens[..i].join(" ")).pop(),
+            claim_after: tokens[end].ends_with(',') && text::content_words(&tokens[end + 1..].join(" ")).len() >= 2,
+        });
     }
     out
 }
@@ -425,16 +439,21 @@ pub fn conditions(sentence: &str) -> Vec<(String, Option<String>)> {
 /// and only if it is unitarily diagonalizable with real eigenvalues". A condition of a clause the
 /// claim leaves out ("getting your body home if you die", the last of a list) goes with it.
 pub fn condition_left_out(claim: &str, source: &str) -> Option<String> {
+    left_out(claim, &conditions(source))
+}
+
+/// [`condition_left_out`] among a sentence's `conditions`.
+fn left_out(claim: &str, conditions: &[Condition]) -> Option<String> {
     let kept: std::collections::HashSet<String> = text::content_words(claim).into_iter().collect();
     let claim_lower = text::lower_words(claim);
-    conditions(source).into_iter().find_map(|(condition, governed)| {
-        let opener = lower(condition.split_whitespace().next().unwrap_or_default());
-        let restated = match &governed {
+    conditions.iter().find_map(|condition| {
+        let opener = lower(condition.text.split_whitespace().next().unwrap_or_default());
+        let restated = match &condition.governed {
             Some(word) => kept.contains(word),
             None => claim_lower.contains(&opener),
         };
-        let whole = text::content_words(&condition).iter().all(|w| kept.contains(w));
-        (restated && !whole).then_some(condition)
+        let whole = text::content_words(&condition.text).iter().all(|w| kept.contains(w));
+        (restated && !whole).then(|| condition.text.clone())
     })
 }
 
@@ -611,23 +630,16 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     }
     // A condition goes on to its end: a tail cut inside it ("… if and only if it is unitarily
     // diagonalizable[ with real eigenvalues]") changes the condition.
-    if let Some(phrase) = condition_left_out(claim, source) {
+    let conditions = conditions(source);
+    if let Some(phrase) = left_out(claim, &conditions) {
         return Err(Rejection::DroppedLimit { phrase });
     }
     // Nor does it end on a condition whose claim came after it: "… in the world—but if your
     // business isn't organized[, you're still losing time and money]." (a wcxb dev page).
-    if ends_on_a_condition(claim, source) { Err(Rejection::Fragment) } else { Ok(()) }
-}
-
-/// Whether `claim` ends where a condition of `source` ends ([`conditions`]) and the source goes
-/// on after it with the clause the condition is for (after its comma).
-fn ends_on_a_condition(claim: &str, source: &str) -> bool {
-    let Some(last) = text::content_words(claim).pop() else { return false };
-    conditions(source).into_iter().any(|(condition, _)| {
-        let ends_there = text::content_words(&condition).last() == Some(&last);
-        let after = source.find(&condition).map(|at| &source[at + condition.len()..]).unwrap_or_default();
-        ends_there && after.starts_with(',') && text::content_words(after).len() >= 2
-    })
+    let last = claim_content.last();
+    let ends_on_a_condition =
+        |c: &Condition| c.claim_after && last.is_some() && text::content_words(&c.text).last() == last;
+    if conditions.iter().any(ends_on_a_condition) { Err(Rejection::Fragment) } else { Ok(()) }
 }
 
 /// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.
@@ -724,10 +736,7 @@ fn without_trailing_free_words(stretch: &str) -> &str {
 /// One adverb of manner or degree, written in lower case ("intuitively", "genuinely"): not a
 /// name, and none of [`SHORTENING_KEPT_LY_WORDS`].
 fn droppable_adverb(stretch: &str) -> bool {
-    stretch.len() >= 5
-        && stretch.ends_with("ly")
-        && stretch.chars().all(|c| c.is_ascii_lowercase())
-        && !SHORTENING_KEPT_LY_WORDS.contains(&stretch)
+    text::ly_adverb(stretch) && !SHORTENING_KEPT_LY_WORDS.contains(&stretch)
 }
 
 #[cfg(test)]
@@ -757,7 +766,11 @@ mod tests {
         assert!(shortenings(source).is_empty(), "{:?}", shortenings(source));
         assert_eq!(
             conditions("Refunds are paid within a week, unless the order was placed abroad, and buyers are told."),
-            vec![("unless the order was placed abroad".to_string(), Some("week".to_string()))]
+            vec![Condition {
+                text: "unless the order was placed abroad".to_string(),
+                governed: Some("week".to_string()),
+                claim_after: true,
+            }]
         );
         // Nor does a form end on a condition whose claim it leaves out.
         let tools = "You can have the best electrician tools in the world—but if your business isn't organized, \

@@ -18,8 +18,9 @@ use super::words::{
     MIN_HEAD_CONTENT_WORDS, NAME_JOINERS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN,
     PREDICATE_OPENERS, PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
     SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS,
-    SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATORS, SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH,
-    UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
+    SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATOR_FOCUS_WORDS, SUBORDINATORS, SUPPORT_MIN,
+    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS,
+    YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -628,11 +629,11 @@ impl PageIndex {
     /// whole ([`super::shortening::condition_left_out`]).
     fn dropped_limit(&self, claim: &str, main: usize) -> Option<String> {
         let sentence = self.sentences.get(main)?;
-        let claim_words: HashSet<String> =
-            text::content_words(claim).into_iter().chain(text::lower_words(claim)).collect();
         if let Some(condition) = super::shortening::condition_left_out(claim, &sentence.text) {
             return Some(condition);
         }
+        let claim_words: HashSet<String> =
+            text::content_words(claim).into_iter().chain(text::lower_words(claim)).collect();
         super::shortening::limits(&sentence.text).into_iter().find(|piece| {
             let mut keys: Vec<String> = text::content_words(piece);
             keys.extend(
@@ -902,7 +903,8 @@ pub(super) fn is_fragment(claim: &str) -> bool {
 fn subordinate_opening(body: &str) -> bool {
     let mut words = body.split(' ').map(str::to_lowercase);
     let first = words.next().unwrap_or_default();
-    let word = if matches!(first.as_str(), "even" | "only") { words.next().unwrap_or_default() } else { first };
+    let word =
+        if SUBORDINATOR_FOCUS_WORDS.contains(&first.as_str()) { words.next().unwrap_or_default() } else { first };
     SUBORDINATORS.contains(&word.as_str())
 }
 

@@ -307,12 +307,13 @@ pub fn bounds(words: &[String], i: usize) -> bool {
 /// whose leaving out only weakens the claim.
 pub fn restricts(words: &[String], i: usize) -> bool {
     let word = words[i].as_str();
-    i > 0
-        && BE_FORMS.contains(&words[i - 1].as_str())
-        && word.len() >= 5
-        && word.ends_with("ly")
-        && word.chars().all(|c| c.is_ascii_lowercase())
-        && !INTENSIFYING_ADVERBS.contains(&word)
+    i > 0 && BE_FORMS.contains(&words[i - 1].as_str()) && ly_adverb(word) && !INTENSIFYING_ADVERBS.contains(&word)
+}
+
+/// Whether a word has the shape of an adverb in "-ly": five letters or more, all lower-case
+/// ASCII ("intuitively", "unitarily"; not a name, not "fly").
+pub fn ly_adverb(word: &str) -> bool {
+    word.len() >= 5 && word.ends_with("ly") && word.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// Whether the word at `i` of `words` (lower case, as [`lower_words`] gives) negates: "not" and

@@ -845,6 +845,15 @@ pub const WITH_BOUND_WORDS: &[&str] = &[
 /// is[ with our Wedding Checklist!]") has no complement.
 pub const BE_FORMS: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am"];
 
+/// Words that point back at what the text said before them: a shorter form opening with one
+/// has lost what it points at (`shortening::points_back`). Written for the shortenings.
+pub const DEMONSTRATIVES: &[&str] = &["this", "these", "that", "those"];
+
+/// Words that may stand before a subordinating word at a line's start ("Even if …", "Only when
+/// …"): the line is still a subordinate clause (`support::subordinate_opening`; a part line of
+/// wcxb-4083).
+pub const SUBORDINATOR_FOCUS_WORDS: &[&str] = &["even", "only"];
+
 /// Words that may join names in a line that is names only (`support::names_only`): "Cirrus
 /// Insight and Microsoft Dynamics 365", "The Lord of the Rings".
 pub const NAME_JOINERS: &[&str] =
