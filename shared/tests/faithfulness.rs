@@ -145,6 +145,11 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "A square matrix is Hermitian if and only if it is diagonalizable.",
         "only if it is unitarily diagonalizable with real eigenvalues: many diagonalizable matrices are not Hermitian",
     ),
+    (
+        "wcxb-0370",
+        "A question asked by candidates to their first actuarial job.",
+        "the candidates are searching for their first actuarial job; the question is not asked to it",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed
@@ -226,6 +231,12 @@ const UNFAITHFUL_SHORTENINGS: &[(&str, &str, &str, &str)] = &[
         "While a manual toothbrush can get the job done, many popular electric toothbrushes offer features such as pressure sensors and even facial recognition.",
         "While a manual toothbrush can get done, many popular electric toothbrushes can get done.",
         "the electric toothbrushes offer features; \"can get done\" is the manual one's, repeated",
+    ),
+    (
+        "wcxb-4160",
+        "The bread doesn’t look as artisanal as a hand-shaped loaf, but it’s great for sandwiches, toast, and more.",
+        "The bread doesn’t look as artisanal as a hand-shaped loaf.",
+        "the concession without the verdict it is set against: the review says the bread is great",
     ),
 ];
 

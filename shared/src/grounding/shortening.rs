@@ -13,9 +13,9 @@ use super::words::{
     CLAUSE_BREAKS, CONDITION_WORDS, DEMONSTRATIVES, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS, LIST_OPENERS,
     SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS,
     SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS,
-    SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS,
-    SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
-    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS,
+    SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS, SHORTENING_JOINERS,
+    SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS,
+    SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OPENER_CLEAR_TOKENS,
     SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
     SUBORDINATORS,
 };
@@ -344,16 +344,19 @@ fn only_a_phrase(tokens: &[&str], cuts: &[Cut], tail: &Cut) -> bool {
 /// "that" or a joining word, with no mark
 /// before the tail's ("Our candidates felt that while there were differences in the study
 /// culture …[, one was not necessarily “better” than the other]", wcxb-0370). Kept alone, the
-/// concession is stated as the claim.
+/// concession is stated as the claim. Likewise a clause joined after a mark that opens with a
+/// preposition ([`SHORTENING_PREPOSITION_STARTS`]) and runs to the tail: "I struggle with
+/// receding gums and sensitive teeth, so besides trying out toothbrushes to recommend to
+/// readers[, I also want …]" (wcxb-4833) joins a phrase, not a clause.
 fn main_clause_in_tail(tokens: &[&str], cuts: &[Cut], tail: &Cut) -> bool {
     let own = if marked(tokens[tail.start - 1]) { tail.start - 1 } else { tail.start };
     let after_lead = |k: usize| cuts.iter().any(|c| c.kind == CutKind::Lead && c.end == k);
     (0..own).rev().take_while(|&k| !marked(tokens[k])).any(|k| {
-        SUBORDINATORS.contains(&lower(tokens[k]).as_str())
-            && (k == 0 || after_lead(k) || {
-                let before = lower(tokens[k - 1]);
-                before == "that" || SHORTENING_JOINERS.contains(&before.as_str())
-            })
+        let word = lower(tokens[k]);
+        let before = if k == 0 { String::new() } else { lower(tokens[k - 1]) };
+        let joined = SHORTENING_JOINERS.contains(&before.as_str());
+        (SUBORDINATORS.contains(&word.as_str()) && (k == 0 || after_lead(k) || before == "that" || joined))
+            || (SHORTENING_PREPOSITION_STARTS.contains(&word.as_str()) && joined && k >= 2 && marked(tokens[k - 2]))
     })
 }
 
@@ -692,7 +695,7 @@ enum Piece {
 /// first or after the last): an opener ending in a comma ("In addition,") or a colon, an aside set off on
 /// both sides (", also known as combination pliers," "(FMB)"), a short list item with its comma
 /// ("flexible learning,"), or a tail starting at a comma, dash or [`CLAUSE_BREAKS`] (", making
-/// tech education more affordable").
+/// tech education more affordable") and not at a contrast ([`SHORTENING_CONTRAST_WORDS`]).
 fn droppable(stretch: &str, piece: Piece) -> bool {
     const MARKS: &[char] = &[',', ';', ':', '(', ')', '–', '—', '-'];
     if states_a_condition(stretch) || limits_the_claim(stretch, piece) {
@@ -700,7 +703,14 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
     }
     let words = text::words(stretch).count();
     let trimmed = stretch.trim();
-    let set_off_before = trimmed.starts_with(MARKS);
+    // A hyphen joined to a word is the word's, not a dash setting a piece off: "5[-pin switches,
+    // but they’re also compatible with 3-]pin switches" is no aside (a wcxb dev page's key point,
+    // whose "Most hot-swappable keyboards support 5-pin switches." matched the second "pin").
+    let hyphen_in_word = |at: Option<char>| at.is_some_and(char::is_alphanumeric);
+    let set_off_before =
+        trimmed.starts_with(MARKS) && !(trimmed.starts_with('-') && hyphen_in_word(trimmed.chars().nth(1)));
+    let set_off_at_end =
+        |piece: &str| piece.ends_with(MARKS) && !(piece.ends_with('-') && hyphen_in_word(piece.chars().rev().nth(1)));
     match piece {
         // The article after an opener is the kept subject's ("Using Smart Deter, the camera").
         // Counted as written: a date is one ("On 2/8/2024,").
@@ -713,12 +723,17 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
         // and career support").
         Piece::Inner => {
             let trimmed = without_trailing_free_words(trimmed);
-            let set_off_after = trimmed.ends_with(MARKS);
+            let set_off_after = set_off_at_end(trimmed);
             (set_off_before && set_off_after)
                 || (trimmed.ends_with(',') && words <= SHORTENING_MAX_ITEM_WORDS)
                 || droppable_adverb(trimmed)
         }
-        Piece::Tail => set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)),
+        // Not what the writer set against the kept clause ([`SHORTENING_CONTRAST_WORDS`]).
+        Piece::Tail => {
+            let first = trimmed.trim_start_matches(MARKS).split_whitespace().next().map(lower).unwrap_or_default();
+            (set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)))
+                && !SHORTENING_CONTRAST_WORDS.contains(&first.as_str())
+        }
     }
 }
 
@@ -742,6 +757,35 @@ fn droppable_adverb(stretch: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shorter_form_keeps_what_its_clause_is_set_against_and_ends_where_a_clause_can() {
+        // The concession alone turns the review around (wcxb-4160).
+        let bread = "The bread doesn’t look as artisanal as a hand-shaped loaf, but it’s great for sandwiches, toast, and more.";
+        let concession = "The bread doesn’t look as artisanal as a hand-shaped loaf.";
+        assert!(shortens(concession, bread).is_err());
+        assert!(!shortenings(bread).iter().any(|f| f == concession), "{:?}", shortenings(bread));
+        let tips =
+            "My clients are almost always delighted with the service, yet I received tips only half of the time.";
+        assert!(shortens("My clients are almost always delighted with the service.", tips).is_err());
+        // A tail that sets nothing against the clause may still go.
+        let mill = "River otters were seen near the old mill last week, and volunteers counted five of them.";
+        assert_eq!(shortens("River otters were seen near the old mill last week.", mill), Ok(()));
+        // Where the cut leaves a word waiting for its phrase, or only a phrase, there is no form.
+        let costs =
+            "Perplexity and OpenAI API costs typically under $3-5 monthly even with aggressive research schedules.";
+        assert!(!shortenings(costs).iter().any(|f| f.ends_with("even.")), "{:?}", shortenings(costs));
+        let surveys =
+            "Based on client feedback and formal surveys, my clients are almost always delighted with the food.";
+        assert!(!shortenings(surveys).iter().any(|f| f.starts_with("Based on") && f.ends_with("surveys.")));
+        let gums = "I struggle with receding gums and sensitive teeth, so besides trying out toothbrushes to recommend to readers, I also want to make sure I’m using the best one.";
+        let forms = shortenings(gums);
+        assert!(forms.iter().any(|f| f == "I struggle with receding gums and sensitive teeth."), "{forms:?}");
+        assert!(!forms.iter().any(|f| f.ends_with("readers.")), "{forms:?}");
+        // A word's own hyphen sets nothing off: "5[-pin …, but … 3-]pin switches" is no aside.
+        let pins = "Most keyboards support 5-pin switches, but they are also compatible with 3-pin switches.";
+        assert!(shortens("Most keyboards support 5-pin switches.", pins).is_err());
+    }
 
     #[test]
     fn a_shorter_form_does_not_open_by_pointing_back() {

@@ -440,6 +440,7 @@ impl PageIndex {
                 if !alignment.restates(self.sentences.len())
                     || self.joined_by_relation(claim, &claim_words, &alignment)
                     || self.swaps_an_object(claim, &claim_words, &alignment)
+                    || self.swaps_a_preposition(claim, &alignment)
                     || self.splits_a_comparison(claim, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
@@ -545,6 +546,64 @@ impl PageIndex {
             tokens.iter().enumerate().any(|(i, token)| {
                 text::content_words(token).first() == Some(&sequence[run.last])
                     && tokens[i + 1..].iter().take_while(|t| text::content_words(t).is_empty()).any(|t| t == relation)
+            })
+        })
+    }
+
+    /// Whether the claim relates two words it restates from one page sentence by a preposition
+    /// ([`RUN_RELATION_WORDS`]) the sentence does not have between them: the words are the
+    /// page's, the relation the model's. "A question asked by candidates to their first actuarial
+    /// job." (SmolLM2-135M on wcxb-0370, shown before this) where the page's candidates are
+    /// "searching for their first actuarial job": the page's "searching for" left out, "to" put
+    /// in its place. A preposition the sentence has there stands with the words around it left
+    /// out ("otters near the mill" from "otters were seen near the old mill"); one joining words
+    /// of two sentences is [`PageIndex::joined_by_relation`]'s.
+    fn swaps_a_preposition(&self, claim: &str, alignment: &align::Alignment) -> bool {
+        // A text's words, each with how many content words came before it.
+        let counted = |text: &str| -> Vec<(String, usize)> {
+            let mut seen = 0;
+            text::words(text)
+                .map(|w| {
+                    let before = seen;
+                    seen += text::content_words(w).len();
+                    (w.to_lowercase(), before)
+                })
+                .collect()
+        };
+        let claim_words = counted(claim);
+        let mut start = 0;
+        alignment.runs.iter().any(|run| {
+            let run_start = start;
+            start += run.words;
+            let (Some(sentence), true) = (self.sentences.get(run.sentence), run.matched.len() == run.words) else {
+                return false;
+            };
+            let page_words = counted(&sentence.text);
+            // Positions are counted as the alignment counted them, or not compared at all.
+            let page_count = page_words.last().map_or(0, |(w, before)| before + text::content_words(w).len());
+            if self.sequences.get(run.sentence).is_none_or(|sequence| sequence.len() != page_count) {
+                return false;
+            }
+            (1..run.words).any(|k| {
+                // The claim's prepositions between its run's k-th content word and the one before.
+                let mut relations = claim_words
+                    .iter()
+                    .filter(|(w, before)| {
+                        *before == run_start + k
+                            && text::content_words(w).is_empty()
+                            && RUN_RELATION_WORDS.contains(&w.as_str())
+                    })
+                    .map(|(w, _)| w);
+                let (from, to) = (run.matched[k - 1], run.matched[k]);
+                let between: Vec<&String> =
+                    page_words.iter().filter(|(_, before)| *before > from && *before <= to).map(|(w, _)| w).collect();
+                // Only where the page relates them by another preposition over words the claim
+                // leaves out: with nothing left out it is a synonym ("a review of" for "a review
+                // on", wcxb-1222), and with no preposition the claim names a relation the
+                // sentence implies ("An interview with President Barack Obama." from "In a
+                // wide-ranging interview, President Obama …", bbc-1).
+                let page_relates = between.iter().any(|w| RUN_RELATION_WORDS.contains(&w.as_str()));
+                from + 1 < to && page_relates && relations.any(|r| !between.contains(&r))
             })
         })
     }
@@ -1123,6 +1182,18 @@ mod tests {
         assert!(support.support >= SUPPORT_MIN);
         // Two adjacent facts joined: supported by both sentences together.
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn a_preposition_put_where_the_page_relates_two_words_otherwise_is_refused() {
+        // The page's "and plenty of" left out and "for" put in: the water is not for the fish.
+        assert!(matches!(
+            index().check("Otters need clean water for fish to survive."),
+            Err(Rejection::Recombined { .. })
+        ));
+        // Words left out around the page's own preposition, or none put in, stand.
+        assert!(index().check("Otters need clean water and fish to survive.").is_ok());
+        assert!(index().check("Local groups cleaned the river banks, said Maria Lopez of the River Trust.").is_ok());
     }
 
     #[test]

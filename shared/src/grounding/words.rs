@@ -1041,6 +1041,9 @@ pub const QUESTION_VERBS: &[&str] = &[
 pub const DANGLING_ENDINGS: &[&str] = &[
     "and", "or", "but", "nor", "so", "yet", "in", "of", "to", "with", "for", "from", "by", "at", "on", "as", "into",
     "the", "a", "an", "that", "which", "who", "whose", "than", "like", "such",
+    // An "even" whose phrase was cut off ("… API costs typically under $3-5 monthly even.", a
+    // shorter form of a wcxb dev page's "… monthly even with aggressive research schedules").
+    "even",
     // A demonstrative with its noun cut off ("The scholarship options are also legit to those.",
     // wcxb-0167's gist).
     "those", "these",
@@ -1432,6 +1435,14 @@ pub const LIST_OPENERS: &[&str] = &["including", "such", "like", "e.g"];
 /// affordable"). Written for `shortening::shortenings`.
 pub const SHORTENING_JOINERS: &[&str] = &["and", "or", "but", "nor", "yet", "so"];
 
+/// A sentence's tail opening with one of these is what its writer set against the clause before
+/// it, and usually the point: a shorter form never keeps the clause without it. "The bread doesn’t
+/// look as artisanal as a hand-shaped loaf[, but it’s great for sandwiches, toast, and more]"
+/// (wcxb-4160) says the opposite of the review without it; wcxb-4680's part line quoted only "I
+/// won’t say it’s the most straightforward game …" of "…, but the blend it offers is unique".
+/// Written for `shortening::shortens`.
+pub const SHORTENING_CONTRAST_WORDS: &[&str] = &["but", "yet"];
+
 /// A piece opening with one of these is a condition the rest of its sentence holds only under,
 /// and a shortening never leaves it out (`shortening::droppable`): "… worth the base asking
 /// price[, if the base storage was 2TB]" (wcxb-0519's key point, offered as a shorter form before
@@ -1654,6 +1665,11 @@ pub const SHORTENING_PREPOSITION_STARTS: &[&str] = &[
     "following",
     "amid",
     "instead",
+    // Participles and adjectives that open a phrase as prepositions do ("Based on client
+    // feedback and formal surveys, my clients are …", a wcxb dev page: kept alone, a phrase).
+    "based",
+    "according",
+    "due",
     "unlike",
     "besides",
     "beyond",
@@ -1770,6 +1786,7 @@ pub const HEADING_BONUS: f64 = 0.25;
 /// Retrieval: BM25's parameters (Robertson and Zaragoza 2009; Lucene's defaults).
 pub const BM25_K1: f64 = 1.2;
 pub const BM25_B: f64 = 0.75;
+
 
 /// Retrieval: passages are runs of page lines of about this many characters.
 pub const PASSAGE_CHARS: usize = 500;
