@@ -1,12 +1,12 @@
 //! Retrieval for answers: the page cut into passages (runs of lines of about
 //! [`PASSAGE_CHARS`]), ranked against a question with BM25 (Robertson and Zaragoza 2009) over
-//! normalised content words. The whole page is searched, comments and reviews included.
+//! stemmed content words ([`terms`]). The whole page is searched, comments and reviews included.
 
 use super::text::{self, Sentence};
 use super::words::{
     BM25_B, BM25_K1, DEFINITION_AFTER_TERM, DEFINITION_BEFORE_TERM, DEFINITION_QUESTION_OPENERS,
-    DEFINITION_TERM_MAX_WORDS, FIGURE_QUESTION_OPENERS, PASSAGE_CHARS, PERSON_QUESTION_OPENERS,
-    UNFINISHED_POINT_FACTOR, WANTED_EVIDENCE_FACTOR,
+    DEFINITION_TERM_MAX_WORDS, FIGURE_QUESTION_OPENERS, FINDING_STEMS, FINDING_TERM, PASSAGE_CHARS,
+    PERSON_QUESTION_OPENERS, UNFINISHED_POINT_FACTOR, WANTED_EVIDENCE_FACTOR,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -59,7 +59,7 @@ impl Bm25 {
         let mut lengths = Vec::with_capacity(passages.len());
         let mut document_frequency: HashMap<String, f64> = HashMap::new();
         for passage in passages {
-            let words = text::content_words(&passage.text);
+            let words = terms(&passage.text);
             lengths.push(words.len() as f64);
             let mut counts: HashMap<String, f64> = HashMap::new();
             for word in words {
@@ -106,9 +106,8 @@ impl Bm25 {
     /// than one most do: asked "How many strandings has Hori Parata overseen?", the sentence with
     /// "overseen" answers, not the one that names "Hori Parata" again (readability's guardian-1).
     pub fn overlap(&self, query: &str, text: &str) -> f64 {
-        let terms = query_terms(query);
-        let held: std::collections::HashSet<String> = text::content_words(text).into_iter().collect();
-        terms.iter().filter(|t| held.contains(*t)).map(|t| self.idf(t)).sum()
+        let held: std::collections::HashSet<String> = terms(text).into_iter().collect();
+        query_terms(query).iter().filter(|t| held.contains(*t)).map(|t| self.idf(t)).sum()
     }
 
     /// BM25's inverse document frequency of a word over the passages.
@@ -227,12 +226,26 @@ pub fn evidence(
     scored.into_iter().take(count).map(|(_, _, i)| i).collect()
 }
 
-/// A query's content words, each once.
+/// The terms of a text as BM25 indexes them: its content words, stemmed (Snowball English:
+/// "strandings" and "stranded" are one term), the words reporting a finding as one
+/// ([`FINDING_STEMS`]).
+fn terms(text: &str) -> Vec<String> {
+    let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+    text::content_words(text)
+        .into_iter()
+        .map(|word| {
+            let stem = stemmer.stem(&word);
+            if FINDING_STEMS.contains(&stem.as_ref()) { FINDING_TERM.to_string() } else { stem.into_owned() }
+        })
+        .collect()
+}
+
+/// A query's terms ([`terms`]), each once.
 fn query_terms(query: &str) -> Vec<String> {
-    let mut terms = text::content_words(query);
-    terms.sort();
-    terms.dedup();
-    terms
+    let mut held = terms(query);
+    held.sort();
+    held.dedup();
+    held
 }
 
 #[cfg(test)]
@@ -281,6 +294,24 @@ mod tests {
         );
         // Too long to be a term.
         assert_eq!(wanted("What is the reason the company gave for the sale of its shares?"), Wanted::Anything);
+    }
+
+    #[test]
+    fn a_question_meets_the_page_in_other_forms_of_its_words() {
+        // readability's medicalnewstoday, asked "What did the study find?": its finding is what
+        // the study "shows"; the page's "find" is about answers found in the shower.
+        let text = "Many of us find the answer to a hard question in the shower.\n\n\
+                    The study shows that awareness comes when the brain reaches a threshold.\n\n\
+                    Gun control was the area where he has been most frustrated.";
+        let all = passages(text);
+        let sentences = text::sentences(text);
+        let index = Bm25::new(&all);
+        let best = |question: &str| -> String {
+            let top: Vec<usize> = index.rank(question).into_iter().map(|(i, _)| i).collect();
+            sentences[evidence(&index, &all, &top, &sentences, question, 1)[0]].text.clone()
+        };
+        assert!(best("What did the study find?").starts_with("The study shows"));
+        assert!(best("What is his biggest frustration?").starts_with("Gun control"));
     }
 
     #[test]

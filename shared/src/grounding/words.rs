@@ -1787,6 +1787,15 @@ pub const HEADING_BONUS: f64 = 0.25;
 pub const BM25_K1: f64 = 1.2;
 pub const BM25_B: f64 = 0.75;
 
+/// Retrieval: words that report what a study or test came to, one term for BM25 whichever a
+/// question or a page uses. Asked "What did the study find?", readability's medicalnewstoday
+/// answers with "the study shows that the conscious awareness of the 'a-ha!' moment takes place
+/// …", and the passages that matched "find" were about finding answers in the shower. Stems
+/// (Snowball English), and "found", which no stemmer meets with "find".
+pub const FINDING_STEMS: &[&str] =
+    &["find", "found", "show", "shown", "reveal", "suggest", "conclud", "conclus", "discov"];
+/// The term the words of [`FINDING_STEMS`] are indexed as.
+pub const FINDING_TERM: &str = "<finding>";
 
 /// Retrieval: passages are runs of page lines of about this many characters.
 pub const PASSAGE_CHARS: usize = 500;
