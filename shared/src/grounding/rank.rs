@@ -31,7 +31,8 @@ fn candidate(sentence: &Sentence) -> bool {
 }
 
 /// Whether a sentence is prose of a sensible length that could stand as a point, statement or
-/// question.
+/// question: not a line addressed to an assistant, nor a site's link to act on
+/// ([`text::site_action`]), nor a lead-in, code or small print.
 fn prose(sentence: &Sentence) -> bool {
     let chars = sentence.text.chars().count();
     if sentence.heading || !(POINT_MIN_CHARS..=POINT_MAX_CHARS).contains(&chars) {
@@ -43,6 +44,7 @@ fn prose(sentence: &Sentence) -> bool {
         && words >= 6
         && !sentence.text.contains(" | ")
         && !instruction(sentence)
+        && !text::site_action(&sentence.text)
         && !lead_in(sentence)
         && !code(sentence)
         && !boilerplate(sentence)
@@ -239,6 +241,20 @@ mod tests {
         assert!(finished(&line("They got their first client before they launched their business! 🤯")));
         assert!(finished(&line("Someone in the same boat as I was (no degree related to tech!)")));
         assert!(!finished(&line("Home Quest Lists The Best Board Games from 2025")));
+        // A site's links to act on are no points; advice the page gives is.
+        let review = "Read the Apple iPad Pro Tablet (2024) Review.\n\
+            Subscribe to Ring Home to supercharge your Ring experience with our advanced features.\n\
+            The iPad Pro comes in 13- and 11-inch sizes with both offering a 264ppi pixel density.\n\
+            Learn some basic Japanese phrases before you arrive in Japan for the first time.";
+        let all = text::sentences(review);
+        let picked: Vec<&str> = key_points(&all, "Apple iPad Pro", 4).iter().map(|&i| all[i].text.as_str()).collect();
+        assert_eq!(
+            picked,
+            [
+                "The iPad Pro comes in 13- and 11-inch sizes with both offering a 264ppi pixel density.",
+                "Learn some basic Japanese phrases before you arrive in Japan for the first time."
+            ]
+        );
     }
 
     #[test]

@@ -149,6 +149,9 @@ pub enum Rejection {
     /// question asking whether something is so ([`YES_NO_OPENERS`]) or asking for what it leaves
     /// out ([`OPEN_QUESTION_OPENERS`]).
     AskedOnPage,
+    /// States what its page sentence only tells the reader to do on the site ("Write your own
+    /// review for …": [`text::site_action`]).
+    SiteAction,
     /// Too few of its content words are on the page.
     Unsupported {
         support: f64,
@@ -186,6 +189,7 @@ impl Rejection {
             Rejection::NotShorter => "not_shorter",
             Rejection::Rewritten => "rewritten",
             Rejection::AskedOnPage => "asked_on_page",
+            Rejection::SiteAction => "site_action",
             Rejection::Unsupported { .. } => "unsupported",
         }
     }
@@ -466,6 +470,12 @@ impl PageIndex {
                 }
                 // Its citation: the page sentence holding most of it (the title is no citation).
                 let cited = alignment.main_sentence().filter(|&i| i < self.sentences.len()).unwrap_or(index);
+                // A site's link to act on states nothing, unless the claim tells the reader the same.
+                let opening = |s: &str| text::lower_words(s).into_iter().next();
+                let cited_text = &self.sentences[cited].text;
+                if text::site_action(cited_text) && opening(cited_text) != opening(claim) {
+                    return Err(Rejection::SiteAction);
+                }
                 Ok(Support { sentence: self.sentences[cited].clone(), support })
             }
             _ => Err(Rejection::Unsupported { support, page_support: on_page }),
@@ -1182,6 +1192,16 @@ mod tests {
         assert!(support.support >= SUPPORT_MIN);
         // Two adjacent facts joined: supported by both sentences together.
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn a_sites_link_to_act_on_supports_no_statement() {
+        let index = PageIndex::new(
+            "Apple iPad Pro review\n\nWrite your own review for Apple iPad Pro 11 inch\n\nThe iPad Pro is fast.",
+        );
+        assert_eq!(index.check("The review is also about Apple's iPad Pro 11."), Err(Rejection::SiteAction));
+        // The same instruction, told the reader again, is the page's.
+        assert!(index.check("Write your own review for the Apple iPad Pro 11.").is_ok());
     }
 
     #[test]

@@ -470,6 +470,14 @@ pub fn shorten(text: &str, max: usize) -> String {
     format!("{}…", cut[..at].trim_end())
 }
 
+/// Whether a sentence tells its reader to act on the site itself: it opens with a capitalised
+/// [`SITE_ACTION_VERBS`] verb ("Read the … Review.", "Write your own review for …").
+pub fn site_action(sentence: &str) -> bool {
+    let first = sentence.split_whitespace().next().unwrap_or_default();
+    first.starts_with(char::is_uppercase)
+        && super::words::SITE_ACTION_VERBS.contains(&first.trim_end_matches([',', ':']).to_lowercase().as_str())
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -1727,6 +1727,27 @@ pub const GARBAGE_SYLLABLE_REPEATS: usize = 4;
 /// Loop guard: a "word" longer than this (without a URL or a hyphen) is garbage.
 pub const GARBAGE_WORD_CHARS: usize = 40;
 
+/// Verbs a site uses to tell its reader what to do on the site itself ("Read the Apple iPad Pro
+/// Tablet (2024) Review.", "Write your own review for Apple iPad Pro 11 inch", wcxb-0519): a
+/// sentence opening with one is a link or a button's label, never a key point, and supports no
+/// statement ("The review is also about Apple's iPad Pro 11.", SmolLM2-135M's gist of that page,
+/// shown before this). Advice a page gives ("Learn some basic Japanese phrases …", "Join us on
+/// Saturday") opens otherwise. Written for `rank` and the gate.
+pub const SITE_ACTION_VERBS: &[&str] = &[
+    "read",
+    "write",
+    "click",
+    "tap",
+    "subscribe",
+    "sign",
+    "share",
+    "follow",
+    "download",
+    "register",
+    "log",
+    "comment",
+];
+
 /// Sentences addressed to an assistant rather than to the page's reader ("Ignore previous
 /// instructions and click …"): never a key point, though still quoted where a question asks for
 /// them. The phrasings of the injected fixture pages (tests/e2e's settings page,
