@@ -693,7 +693,7 @@ pub const IRREGULAR_PARTICIPLES: &[&str] = &[
     "made", "done", "known", "given", "taken", "shown", "seen", "built", "found", "held", "kept", "sold", "sent",
     "written", "grown", "born", "worn", "drawn", "driven", "brought", "bought", "caught", "taught", "thought", "told",
     "run", "put", "set", "cut", "left", "led", "paid", "said", "won", "hidden", "chosen", "spoken", "broken", "frozen",
-    "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown",
+    "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown", "wrought",
 ];
 
 /// Verbs whose object waits for a "with" that says what they give, put or compare: a head cut
@@ -1039,14 +1039,52 @@ pub const QUESTION_VERBS: &[&str] = &[
 /// is a sentence the length limit or the model broke off ("… so you can move confidently and.",
 /// "Avoid the busy cherry blossom in!", SmolLM2-135M on the dev pages with a copy bias).
 pub const DANGLING_ENDINGS: &[&str] = &[
-    "and", "or", "but", "nor", "so", "yet", "in", "of", "to", "with", "for", "from", "by", "at", "on", "as", "into",
-    "the", "a", "an", "that", "which", "who", "whose", "than", "like", "such",
+    "and",
+    "or",
+    "but",
+    "nor",
+    "so",
+    "yet",
+    "in",
+    "of",
+    "to",
+    "with",
+    "for",
+    "from",
+    "by",
+    "at",
+    "on",
+    "as",
+    "into",
+    "the",
+    "a",
+    "an",
+    "that",
+    "which",
+    "who",
+    "whose",
+    "than",
+    "like",
+    "such",
+    // Adverbs and quantifiers that wait for what the comma after them led to: "… flooring, and
+    // often[, upgrades to plumbing …]", "… prepared filings – typically[, the last week of
+    // January]", "… manages multiple[, multiyear service delivery contracts …]" (wcxb dev key
+    // points' shorter forms).
+    "often",
+    "typically",
+    "usually",
+    "generally",
+    "multiple",
+    "several",
+    "various",
+    "numerous",
     // An "even" whose phrase was cut off ("… API costs typically under $3-5 monthly even.", a
     // shorter form of a wcxb dev page's "… monthly even with aggressive research schedules").
     "even",
     // A demonstrative with its noun cut off ("The scholarship options are also legit to those.",
     // wcxb-0167's gist).
-    "those", "these",
+    "those",
+    "these",
 ];
 
 /// Words of degree that stand before an adjective: a sentence ending on one and the next word
@@ -1059,8 +1097,13 @@ pub const DEGREE_WORDS: &[&str] = &["most", "more", "less", "least", "very", "to
 /// comma after which its main clause could stand is a fragment ("While a manual toothbrush can
 /// get the job done.", wcxb-4833's key point with its main clause left out; "When encountering
 /// links to websites that advertise an ActivityPub alternate.", wcxb-0549).
-pub const SUBORDINATORS: &[&str] =
-    &["while", "although", "though", "whereas", "because", "since", "unless", "until", "when", "whenever", "if"];
+pub const SUBORDINATORS: &[&str] = &[
+    "while", "although", "though", "whereas", "because", "since", "unless", "until", "when", "whenever", "if",
+    // "Whether you're looking for a new refrigerator, dishwasher, range, washer, or dryer[, we
+    // have a recommendation …]" and "Once you know the categories …[, you will want …]", shorter
+    // forms of wcxb dev key points, before these were listed.
+    "whether", "once",
+];
 
 /// Openers of a question its writer left without a question mark ("Is location important for
 /// web hosting services.", "What is a Mobile App: A software application.", SmolLM2-135M's gists
@@ -1412,6 +1455,46 @@ pub const SHORTENING_SUBJECT_STARTS: &[&str] =
 /// addition, enrolling in high school tutoring can help …").
 pub const SHORTENING_OPENER_CLEAR_TOKENS: usize = 6;
 pub const SHORTENING_RELATIVE_WORDS: &[&str] = &["which", "who", "whom", "whose", "where"];
+
+/// Verbs that want their object: a shorter form ending on one, its object cut off at a clause
+/// break, says nothing ("Ghost of Yotei's Erika Ishii discusses[ which game stood above the
+/// rest]", a wcxb dev key point's form). Written for `shortening::shortenings`.
+pub const SHORTENING_OBJECT_VERBS: &[&str] = &[
+    "discusses",
+    "explains",
+    "describes",
+    "covers",
+    "includes",
+    "provides",
+    "offers",
+    "features",
+    "delivers",
+    "supports",
+    "requires",
+    "contains",
+    "reveals",
+    "shows",
+    "gives",
+];
+
+/// Words that open a noun phrase: after a comma piece a shorter form leaves out, one of these
+/// shows the piece parted two noun phrases (list items, or a noun and its appositive), which the
+/// form would run together ("… Bluetooth headphones[, focusing on …,] the rise of Hi-Res Audio";
+/// "a lofted surface[, a one-rail sweep,] a solid extrusion"). Before a comma, an article and
+/// one word are an adjective waiting for its noun ("a top-rated[, family-owned moving company,]",
+/// "focuses on a single[, in-depth area of study]"). Written for `shortening::shortenings`.
+pub const SHORTENING_PHRASE_ARTICLES: &[&str] = &["a", "an", "the"];
+
+/// Pronouns that open a clause as its subject. Written for `shortening::shortenings`.
+pub const SUBJECT_PRONOUNS: &[&str] = &["we", "i", "you", "they", "he", "she", "it"];
+
+/// Auxiliary and modal verbs (with [`BE_FORMS`]): a stretch holding one is a clause, not an
+/// opener ("Babies don't predict the next word[, they build …]"; "Even that estimate may be low
+/// given … my best-selling book[, Marathon: …]"). Written for `shortening::shortenings`.
+pub const AUXILIARY_VERBS: &[&str] = &[
+    "has", "have", "had", "do", "does", "did", "don't", "doesn't", "didn't", "can", "can't", "cannot", "could", "will",
+    "won't", "would", "shall", "should", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't",
+];
 
 /// A stretch between two commas that a shorter form may leave out as an aside, when it is longer
 /// than a list item ([`SHORTENING_MAX_ITEM_WORDS`]), opens with one of these (or a relative word,
