@@ -837,7 +837,14 @@ async fn ask(
                         Some(n) => format!("{text} [{n}]"),
                         None => text.clone(),
                     };
-                    if writer.said.iter().any(|said| same_claim(said, &line)) {
+                    // A summary line that is a sentence already quoted, nearly word for word,
+                    // tells the reader nothing new ("In short: Hermitian matrices can be
+                    // understood as complex extension of real symmetric matrices. [1]" under
+                    // key point [1], SmolLM2-135M on readability's wikipedia-3).
+                    let quoted_again = matches!(asked, Asked::Summary)
+                        && writer.citation(&support.sentence).is_some()
+                        && grounding::text::word_for_word(&text, &support.sentence.text);
+                    if quoted_again || writer.said.iter().any(|said| same_claim(said, &line)) {
                         Err(grounding::Rejection::Repeated)
                     } else {
                         Ok((text, support))
@@ -1281,19 +1288,27 @@ mod tests {
         let replies = [
             "Volunteers counted five otters along the river.",
             "Five otters were counted by volunteers along the river.",
-            "Otters need clean water and plenty of fish to survive in a river.",
+            "Otters need clean water and fish.",
         ];
         let (state, prompts) = run_with(&replies, None);
         let text = &state.text;
         assert!(!text.contains("Five otters were counted"), "{text}");
         // Refused, the repeat gets its stricter retry, whose answer says something new.
         assert!(
-            text.contains("\nIn short: Volunteers counted five otters along the river. [2] Otters need clean water and plenty of fish to survive in a river. [3]\n"),
+            text.contains("\nIn short: Volunteers counted five otters along the river. [2] Otters need clean water and fish. [3]\n"),
             "{text}"
         );
         assert_eq!(prompts.len(), 3);
         assert_eq!(state.grounding.model_sentences_shown, 2, "{text}");
         assert_eq!(state.grounding.model_sentences_dropped, 1, "{:?}", state.grounding);
+    }
+
+    #[test]
+    fn a_key_point_written_out_again_is_no_gist() {
+        // Key point [3] nearly word for word: the reader has it already.
+        let (state, _) = run_with(&["Otters need clean water and plenty of fish to survive in a river."], None);
+        assert!(!state.text.contains("In short:"), "{}", state.text);
+        assert_eq!(state.grounding.model_sentences_shown, 0);
     }
 
     #[test]
@@ -1454,7 +1469,7 @@ mod tests {
 
         // True of the page but no answer to the question: not shown, and the notice says so.
         let (state, _) = run_with(
-            &["Otters need clean water and plenty of fish to survive.", "Otters need plenty of fish to survive."],
+            &["Otters need clean water and fish.", "Otters need plenty of fish to survive."],
             Some("Who cleaned the river banks?"),
         );
         assert!(!state.text.contains("Answer:"), "{}", state.text);

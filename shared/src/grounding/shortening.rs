@@ -737,7 +737,7 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     if claim_content.len() < SHORTENING_MIN_CONTENT_WORDS {
         return Err(Rejection::TooShort);
     }
-    if claim_content.len() as f64 > SHORTER_MAX_SHARE * text::content_words(source).len() as f64 {
+    if !shorter_than(claim, source) {
         return Err(Rejection::NotShorter);
     }
     // A condition goes on to its end: a tail cut inside it ("… if and only if it is unitarily
@@ -752,6 +752,12 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     let ends_on_a_condition =
         |c: &Condition| c.claim_after && last.is_some() && text::content_words(&c.text).last() == last;
     if conditions.iter().any(ends_on_a_condition) { Err(Rejection::Fragment) } else { Ok(()) }
+}
+
+/// Whether `claim` keeps at most [`SHORTER_MAX_SHARE`] of `source`'s content words: fewer
+/// words, not the sentence again.
+pub fn shorter_than(claim: &str, source: &str) -> bool {
+    text::content_words(claim).len() as f64 <= SHORTER_MAX_SHARE * text::content_words(source).len() as f64
 }
 
 /// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.

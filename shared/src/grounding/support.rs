@@ -445,6 +445,11 @@ impl PageIndex {
                     || self.joined_by_relation(claim, &claim_words, &alignment)
                     || self.swaps_an_object(claim, &claim_words, &alignment)
                     || self.swaps_a_preposition(claim, &alignment)
+                    || alignment
+                        .runs
+                        .iter()
+                        .filter(|run| run.words >= 2)
+                        .any(|run| self.swaps_a_possessor(claim, run.sentence))
                     || self.splits_a_comparison(claim, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
@@ -557,6 +562,23 @@ impl PageIndex {
                 text::content_words(token).first() == Some(&sequence[run.last])
                     && tokens[i + 1..].iter().take_while(|t| text::content_words(t).is_empty()).any(|t| t == relation)
             })
+        })
+    }
+
+    /// Whether the claim gives a noun of a page sentence it restates another owner than the
+    /// sentence does: "Apple's Vision Pro is Apple's Retina display moment." (SmolLM2-135M on readability's
+    /// theverge, shown before this) where the page says "It's the industry's Retina display
+    /// moment." A possessive the sentence does not write before a word it owns otherwise says
+    /// whose it is, which the page did not.
+    fn swaps_a_possessor(&self, claim: &str, restated: usize) -> bool {
+        let Some(sentence) = self.sentences.get(restated) else { return false };
+        let possessor = |w: &str| w.strip_suffix("'s").or_else(|| w.strip_suffix("’s")).map(str::to_string);
+        let tokens = |t: &str| -> Vec<String> { t.split_whitespace().map(|w| w.to_lowercase()).collect() };
+        let (claim, page) = (tokens(claim), tokens(&sentence.text));
+        claim.windows(2).any(|pair| {
+            let Some(owner) = possessor(&pair[0]) else { return false };
+            page.windows(2).any(|p| p[1] == pair[1] && possessor(&p[0]).is_some_and(|theirs| theirs != owner))
+                && !page.windows(2).any(|p| p[1] == pair[1] && possessor(&p[0]).as_deref() == Some(owner.as_str()))
         })
     }
 
@@ -837,8 +859,12 @@ impl PageIndex {
             Ok(_) => Rejection::Unsupported { support: 0.0, page_support: 0.0 },
             Err(rejection) => rejection,
         };
-        // Longest head first.
-        for cut in text::cut_points(claim, CLAUSE_BREAKS).into_iter().rev() {
+        // Longest head first: at a clause break or before a participle's phrase.
+        let mut cuts = text::cut_points(claim, CLAUSE_BREAKS);
+        cuts.extend(text::participle_cuts(claim));
+        cuts.sort_unstable();
+        cuts.dedup();
+        for cut in cuts.into_iter().rev() {
             let head = claim[..cut].trim_end_matches([',', ' ', '(', ':', '-', '–', '—']).trim_end();
             if left_open(head)
                 || waits_for_tail(&claim[..cut], &claim[cut..])
@@ -1102,8 +1128,12 @@ fn list_number_at_end(body: &str) -> bool {
 /// small model's opener ("The main point of this article is that") dropped, and the first letter
 /// capitalised.
 pub fn clean_claim(sentence: &str) -> String {
-    let mut s =
-        strip_markers(sentence).trim().trim_start_matches(['-', '*', '•', ' ', ',', ';', ':']).trim().to_string();
+    let mut s = strip_markers(sentence)
+        .replace('\n', " ")
+        .trim()
+        .trim_start_matches(['-', '*', '•', ' ', ',', ';', ':'])
+        .trim()
+        .to_string();
     let (body, _) = text::strip_prefix(&s);
     s = body.to_string();
     // A list number the model opened with ("1) ", "2. ").
@@ -1153,7 +1183,9 @@ fn meta_opener(lower: &str) -> Option<usize> {
     })
 }
 
-/// Removes `[3]`-style passage numbers a model copied from its prompt.
+/// Removes `[3]`-style passage numbers a model copied from its prompt. One after a sentence's
+/// final mark ends that sentence whatever follows it: "… matrix theory. [1] is a well-" is two
+/// (SmolLM2-135M on readability's wikipedia-3), though the second opens in lower case.
 pub fn strip_markers(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -1161,7 +1193,11 @@ pub fn strip_markers(text: &str) -> String {
         let after = &rest[open + 1..];
         let digits = after.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == ' ').count();
         if digits > 0 && after[digits..].starts_with(']') {
-            out.push_str(rest[..open].trim_end());
+            let before = rest[..open].trim_end();
+            out.push_str(before);
+            if before.ends_with(['.', '!', '?']) {
+                out.push('\n');
+            }
             rest = &after[digits + 1..];
         } else {
             out.push_str(&rest[..=open]);
@@ -1192,6 +1228,34 @@ mod tests {
         assert!(support.support >= SUPPORT_MIN);
         // Two adjacent facts joined: supported by both sentences together.
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn a_marker_after_a_full_stop_ends_the_sentence_and_a_participles_phrase_may_go() {
+        // SmolLM2-135M on readability's wikipedia-3: "… matrix theory. [1] is a well-".
+        let model = "River otters were seen near the old mill, showcasing the river's recovery. [1] is a well-";
+        let parts: Vec<String> = text::sentences(&strip_markers(model)).into_iter().map(|s| s.text).collect();
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        let claim = clean_claim(&parts[0]);
+        assert_eq!(
+            index().check_or_trim_as(&claim, true, Voice::Laika).map(|(head, _)| head),
+            Ok("River otters were seen near the old mill.".to_string())
+        );
+        // Not before whose claim it is.
+        assert!(text::participle_cuts("Otters are back, according to Maria Lopez.").is_empty());
+    }
+
+    #[test]
+    fn a_noun_given_another_owner_than_its_sentence_gives_it_is_refused() {
+        let index = PageIndex::new(
+            "Apple’s Vision Pro headset has the best display I have seen.\n\n\
+             The Vision Pro is the industry’s Retina display moment.",
+        );
+        assert!(matches!(
+            index.check("The Vision Pro is Apple’s Retina display moment."),
+            Err(Rejection::Recombined { .. })
+        ));
+        assert!(index.check("The Vision Pro is the industry’s Retina display moment.").is_ok());
     }
 
     #[test]
@@ -1365,7 +1429,15 @@ mod tests {
         );
         let apps = "Mobile apps are software applications developed for smartphones that offer various functions, \
                     services, and filters, bridging the gaps between native apps and web apps on every phone";
-        assert!(page.check_or_trim(apps, false).is_err());
+        // Cut before the participle's phrase, the list stays whole: the page's own sentence.
+        assert_eq!(
+            page.check_or_trim(apps, false).map(|(head, _)| head),
+            Ok("Mobile apps are software applications developed for smartphones that offer various functions, \
+                services, and filters."
+                .to_string())
+        );
+        let without_participle = apps.replace(", bridging", " bridging");
+        assert!(page.check_or_trim(&without_participle, false).is_err());
         // A comma before "such as" is a mark: what comes before it is done ("… to users").
         let services = "A software application developed for smartphones that offers various services to users, such \
                         as data retrieval, interactivity, and data storage. [";

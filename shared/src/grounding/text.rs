@@ -249,6 +249,23 @@ pub fn cut_points(text: &str, marks: &[&str]) -> Vec<usize> {
     cuts
 }
 
+/// Where a participle's phrase follows a comma (", showcasing the intricate connection …",
+/// ", making it …"): the byte offsets of those commas. What the phrase adds about the clause
+/// before it can go with it, unless it says whose claim it is or when it holds
+/// ([`super::words::LIMITING_PARTICIPLES`]).
+pub fn participle_cuts(text: &str) -> Vec<usize> {
+    text.match_indices(", ")
+        .filter(|(i, _)| {
+            let next = text[i + 2..].split(' ').next().unwrap_or_default();
+            next.chars().count() > 4
+                && next.ends_with("ing")
+                && next.chars().all(|c| c.is_ascii_lowercase())
+                && !super::words::LIMITING_PARTICIPLES.contains(&next)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// The part of a model's answer that answers the question: its clauses joined by
 /// [`JOINED_CLAUSES`] must each share a word with `focus` ([`question_focus`]), and the answer is
 /// cut, with a full stop, before the first that does not. `None` when the first shares none.
@@ -478,6 +495,32 @@ pub fn site_action(sentence: &str) -> bool {
         && super::words::SITE_ACTION_VERBS.contains(&first.trim_end_matches([',', ':']).to_lowercase().as_str())
 }
 
+/// Whether `claim` is `sentence` again, nearly word for word: the longest run of their words in
+/// common, in order, holds at least [`super::words::REPEAT_MIN_SHARE`] of each. "This is a quick
+/// review of top 50+ software development Frameworks." is wcxb-1222's "… review on top 50+ …";
+/// "This is a Linux script to join files and devices in linear mode together." is wcxb-2827's
+/// "For joining in Linux files/devices in linear mode together i have this script …" rewritten,
+/// and is not.
+pub fn word_for_word(claim: &str, sentence: &str) -> bool {
+    let (a, b) = (lower_words(claim), lower_words(sentence));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    // Longest common subsequence, one row at a time.
+    let mut row = vec![0usize; b.len() + 1];
+    for x in &a {
+        let mut diagonal = 0;
+        for (j, y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if x == y { diagonal + 1 } else { row[j + 1].max(row[j]) };
+            diagonal = above;
+        }
+    }
+    let common = row[b.len()] as f64;
+    let share = super::words::REPEAT_MIN_SHARE;
+    common >= share * a.len() as f64 && common >= share * b.len() as f64
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -494,6 +537,22 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_line_with_one_word_in_ten_changed_is_its_sentence_again() {
+        assert!(word_for_word(
+            "This is a quick review of top 50+ software development Frameworks.",
+            "This is a quick review on top 50+ software development frameworks."
+        ));
+        assert!(!word_for_word(
+            "This is a Linux script to join files and devices in linear mode together.",
+            "For joining in Linux files/devices in linear mode together i have this script dm-joinlinear.sh from"
+        ));
+        assert!(!word_for_word(
+            "Otters need clean water and fish.",
+            "Otters need clean water and plenty of fish to survive."
+        ));
+    }
 
     #[test]
     fn sentences_keep_offsets_and_skip_abbreviations() {

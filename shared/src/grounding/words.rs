@@ -439,6 +439,12 @@ pub const META_OPENER_COPULAS: &[&str] = &["is a ", "is an "];
 /// ([`META_OPENER_COPULAS`]).
 pub const META_OPENER_BARE_SUBJECTS: &[&str] = &["this", "it"];
 
+/// Participles whose phrase after a comma says whose claim the clause before is or when it
+/// holds (", according to …", ", depending on …"): a head cut before one says more than the
+/// page. Written for `text::participle_cuts`.
+pub const LIMITING_PARTICIPLES: &[&str] =
+    &["according", "depending", "assuming", "excluding", "including", "considering", "pending", "barring"];
+
 /// Where a model sentence may be cut when its tail is not supported: clause boundaries after
 /// which a small model most often drifts into embellishment ("… – renting a car versus joining
 /// guided tours – while also discussing safety considerations"). The supported head is shown,
@@ -1293,6 +1299,11 @@ pub const MIN_CONTENT_WORDS: usize = 3;
 /// is the sentence again. On the dev pages of `cargo xtask bench quality`, SmolLM2-135M's
 /// shortenings that kept more than this were the sentence whole or with one adjective dropped.
 pub const SHORTER_MAX_SHARE: f64 = 0.85;
+
+/// A summary line whose words and a quoted sentence's, in order, share at least this much of
+/// each is that sentence again (`text::word_for_word`): one word in ten changed ("review of" for
+/// "review on", "as complex extension" for "as the complex extension").
+pub const REPEAT_MIN_SHARE: f64 = 0.85;
 
 /// Words a shortening of a page sentence may add or move (`support::shortens`): articles,
 /// joining words and the prepositions a clause dropped around them needs ("enhances networks
