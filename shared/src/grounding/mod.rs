@@ -36,9 +36,7 @@ pub mod words;
 pub use guard::{LoopGuard, Trip};
 pub use rank::{key_points, point_count, short_points};
 pub use retrieve::{Bm25, Passage, Wanted, evidence, passages, wanted};
-pub use shortening::{
-    quote, shortenable, shortening_choice, shortenings, shortens, shorter_forms, shorter_than, voice,
-};
+pub use shortening::{quote, shortenable, shortening_choice, shortenings, shortens, shorter_forms, voice};
 pub use support::{PageIndex, Rejection, Support, Voice, anchored, clean_claim, strip_markers};
 pub use text::{Sentence, content_words, reads_as_english, sentences, shorten};
 

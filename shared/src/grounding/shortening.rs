@@ -14,10 +14,11 @@ use super::words::{
     LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
     SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS,
     SHORTENING_CONNECTIVE_OPENERS, SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS,
-    SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_CANDIDATE_CUTS,
-    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
-    SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS,
-    SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
+    SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS,
+    SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS,
+    SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES,
+    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -137,17 +138,18 @@ pub fn shortenings(source: &str) -> Vec<String> {
         let form = form(&tokens, chosen);
         // An opener kept, the clause after it must still name its subject ("After all, he's the
         // man behind …", readability's cnet).
-        let kept_lead = cuts.iter().find(|c| c.kind == CutKind::Lead && !chosen.contains(c));
+        let lead = cuts.iter().find(|c| c.kind == CutKind::Lead);
+        let (kept_lead, dropped_lead) = match lead {
+            Some(lead) if chosen.contains(lead) => (None, Some(lead)),
+            other => (other, None),
+        };
         let subject = kept_lead.map_or(form.clone(), |lead| tokens[lead.end..].join(" "));
         // An opener left out, what follows must not be the second half of a pair ("[Resolve
         // complex,] yet repetitive queries with …", a wcxb dev key point's form).
-        let dropped_lead = chosen.iter().find(|c| c.kind == CutKind::Lead);
-        if dropped_lead
-            .is_some_and(|lead| tokens.get(lead.end).is_some_and(|t| SHORTENING_JOINERS.contains(&lower(t).as_str())))
-        {
-            return;
-        }
-        if !forms.iter().any(|(_, f)| *f == form)
+        let pair_half = dropped_lead
+            .is_some_and(|lead| tokens.get(lead.end).is_some_and(|t| SHORTENING_JOINERS.contains(&lower(t).as_str())));
+        if !pair_half
+            && !forms.iter().any(|(_, f)| *f == form)
             && shortens(&form, source).is_ok()
             && anchored(&form).is_ok()
             && anchored(&subject).is_ok()
@@ -222,13 +224,15 @@ fn parts_a_noun_phrase(tokens: &[&str], chosen: &[Cut]) -> bool {
     })
 }
 
-/// Whether a form opens with what opens a list's aside ("such as", "including"): what it set
-/// aside is not a sentence ("Such as office workers and sales people, work.", a form whose
+/// Whether a form opens with what opens a list's aside ([`SHORTENING_LIST_ASIDE_STARTS`]): what
+/// it set aside is not a sentence ("Such as office workers and sales people, work.", a form whose
 /// "Others," was read as an opener).
 fn opens_an_aside(form: &str) -> bool {
     let words = text::lower_words(form);
-    matches!(words.as_slice(), [first, second, ..] if first == "such" && second == "as")
-        || words.first().is_some_and(|w| ["including", "e.g"].contains(&w.as_str()))
+    SHORTENING_LIST_ASIDE_STARTS.iter().any(|start| {
+        let start: Vec<&str> = start.split(' ').collect();
+        words.len() >= start.len() && words.iter().zip(&start).all(|(w, s)| w == s)
+    })
 }
 
 /// Whether a form keeps the first half of "not only … but (also)" without the second ("The Rode
@@ -737,7 +741,7 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     if claim_content.len() < SHORTENING_MIN_CONTENT_WORDS {
         return Err(Rejection::TooShort);
     }
-    if !shorter_than(claim, source) {
+    if claim_content.len() as f64 > SHORTER_MAX_SHARE * text::content_words(source).len() as f64 {
         return Err(Rejection::NotShorter);
     }
     // A condition goes on to its end: a tail cut inside it ("… if and only if it is unitarily
@@ -752,12 +756,6 @@ pub fn shortens(claim: &str, source: &str) -> Result<(), Rejection> {
     let ends_on_a_condition =
         |c: &Condition| c.claim_after && last.is_some() && text::content_words(&c.text).last() == last;
     if conditions.iter().any(ends_on_a_condition) { Err(Rejection::Fragment) } else { Ok(()) }
-}
-
-/// Whether `claim` keeps at most [`SHORTER_MAX_SHARE`] of `source`'s content words: fewer
-/// words, not the sentence again.
-pub fn shorter_than(claim: &str, source: &str) -> bool {
-    text::content_words(claim).len() as f64 <= SHORTER_MAX_SHARE * text::content_words(source).len() as f64
 }
 
 /// A claim's words (less [`SHORTENING_FREE_WORDS`]) matched to its source sentence's.

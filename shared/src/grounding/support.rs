@@ -591,18 +591,7 @@ impl PageIndex {
     /// out ("otters near the mill" from "otters were seen near the old mill"); one joining words
     /// of two sentences is [`PageIndex::joined_by_relation`]'s.
     fn swaps_a_preposition(&self, claim: &str, alignment: &align::Alignment) -> bool {
-        // A text's words, each with how many content words came before it.
-        let counted = |text: &str| -> Vec<(String, usize)> {
-            let mut seen = 0;
-            text::words(text)
-                .map(|w| {
-                    let before = seen;
-                    seen += text::content_words(w).len();
-                    (w.to_lowercase(), before)
-                })
-                .collect()
-        };
-        let claim_words = counted(claim);
+        let claim_words = counted_words(claim);
         let mut start = 0;
         alignment.runs.iter().any(|run| {
             let run_start = start;
@@ -610,7 +599,7 @@ impl PageIndex {
             let (Some(sentence), true) = (self.sentences.get(run.sentence), run.matched.len() == run.words) else {
                 return false;
             };
-            let page_words = counted(&sentence.text);
+            let page_words = counted_words(&sentence.text);
             // Positions are counted as the alignment counted them, or not compared at all.
             let page_count = page_words.last().map_or(0, |(w, before)| before + text::content_words(w).len());
             if self.sequences.get(run.sentence).is_none_or(|sequence| sequence.len() != page_count) {
@@ -1023,19 +1012,24 @@ fn compounds(claim: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| w.split('-').filter(|part| part.chars().any(char::is_alphabetic)).count() >= 2)
 }
 
-/// Each pair of a claim's consecutive alignment runs, with the claim's words (lower case) that
-/// join them: those after the first run's last content word, up to and including the next
-/// run's first.
-fn joins<'a>(claim: &str, alignment: &'a align::Alignment) -> Vec<(&'a align::Run, &'a align::Run, Vec<String>)> {
-    // The claim's words, each with how many content words came before it.
+/// A text's words (lower case), each with how many content words came before it: where each
+/// stands among the content-word positions an alignment counts.
+fn counted_words(text: &str) -> Vec<(String, usize)> {
     let mut seen = 0;
-    let words: Vec<(String, usize)> = text::words(claim)
+    text::words(text)
         .map(|w| {
             let before = seen;
             seen += text::content_words(w).len();
             (w.to_lowercase(), before)
         })
-        .collect();
+        .collect()
+}
+
+/// Each pair of a claim's consecutive alignment runs, with the claim's words (lower case) that
+/// join them: those after the first run's last content word, up to and including the next
+/// run's first.
+fn joins<'a>(claim: &str, alignment: &'a align::Alignment) -> Vec<(&'a align::Run, &'a align::Run, Vec<String>)> {
+    let words = counted_words(claim);
     let mut start = 0;
     alignment
         .runs

@@ -1523,6 +1523,12 @@ pub const SHORTENING_ASIDE_OPENERS: &[&str] =
 /// hanging. Written for `shortening::shortenings`.
 pub const LIST_OPENERS: &[&str] = &["including", "such", "like", "e.g"];
 
+/// What a list's aside opens with, word by word (lower case): a shorter form opening so is the
+/// aside without its sentence ("Such as office workers and sales people, work.", a wcxb dev key
+/// point's form whose "Others," was read as an opener). Not "like", which also opens a sentence
+/// ("Like many cities, Paris …"). Written for `shortening::shortenings`.
+pub const SHORTENING_LIST_ASIDE_STARTS: &[&str] = &["such as", "including"];
+
 /// Nor is a stretch between commas an aside when it opens with a joining word: it is a list's
 /// last item or a joined clause ("…, job guarantees, *and career support*, making …"), and
 /// without it the words around it join wrong ("job guarantees making tech education
