@@ -17,8 +17,8 @@ use super::words::{
     SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS,
     SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS,
     SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES,
-    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
-    SUBJECT_PRONOUNS, SUBORDINATORS,
+    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS, SHORTENING_RELATIVE_WORDS,
+    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -325,6 +325,8 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
             // for their wide vehicle selection,] customer service, and loyalty programs").
             && (list_item(tokens, i, last + 1) || !list_after(tokens, last + 1))
             && !(LIST_OPENERS.contains(&lower(tokens[i]).as_str()) && list_goes_on(&tokens[last + 1..]))
+            && !(SHORTENING_RELATIVE_WORDS.contains(&lower(tokens[i]).as_str())
+                && relative_goes_on(tokens.get(last + 1).copied().unwrap_or_default()))
         {
             push(i, last + 1, CutKind::CommaAside);
         }
@@ -363,6 +365,19 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
         }
     }
     cuts
+}
+
+/// Whether the word after a relative clause's closing comma goes on with that clause rather than
+/// the sentence's own: an alternative to the clause's verb ([`SHORTENING_RELATIVE_CONTINUATIONS`])
+/// or a subordinating word ([`SUBORDINATORS`]). "Another setting we like is the delay-start[,
+/// which means you can set up the machine in the evening …,] or have a loaf that's ready …"
+/// (wcxb-4160) and "… consider Ruby on Rails[, which has a slightly different philosophy …,]
+/// although similar in many ways" (wcxb-1222): left out, the clause leaves its second half hanging
+/// on the sentence. After "and" or "but" the sentence's own next clause usually follows ("…
+/// repaired the old bridge, which took two years, and drivers cheered …"), and the clause may go.
+fn relative_goes_on(next: &str) -> bool {
+    let next = lower(next);
+    SHORTENING_RELATIVE_CONTINUATIONS.contains(&next.as_str()) || SUBORDINATORS.contains(&next.as_str())
 }
 
 /// Whether what a shorter form keeps before its tail is a finished clause. A tail may go only
@@ -1322,6 +1337,14 @@ mod tests {
         // An aside whose closing comma is a list's is not left out (a wcxb dev page).
         let rental = "Top car rental companies include Avis, Enterprise, and Hertz, which are known for their wide vehicle selection, customer service, and loyalty programs.";
         assert!(shortenings(rental).iter().all(|f| !f.contains("Hertz customer")), "{:#?}", shortenings(rental));
+        // Nor a relative clause whose second half goes on after its closing comma (wcxb-4160,
+        // wcxb-1222); one the sentence's own verb follows may go.
+        let bread = "Another setting we like is the delay-start, which means you can bake in the evening, or have a loaf that's ready when you get home.";
+        assert!(shortenings(bread).iter().all(|f| !f.contains("delay-start or")), "{:#?}", shortenings(bread));
+        let rails = "You might consider Ruby on Rails, which has a slightly different philosophy, although similar in many ways.";
+        assert!(shortenings(rails).iter().all(|f| !f.contains("Rails although")), "{:#?}", shortenings(rails));
+        let bridge = "The new bridge, which took five years to build, opened to traffic on Monday.";
+        assert!(shortenings(bridge).iter().any(|f| f == "The new bridge opened to traffic on Monday."));
         // Nor before the "with" of a verb that wants it, nor after an infinitive, an "-ing" form or
         // a form of "be" (wcxb dev pages' key points).
         let course = "You will discover the five key steps and how the process interacts with other facets of digital marketing.";
