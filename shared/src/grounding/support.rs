@@ -11,16 +11,17 @@ use super::align;
 use super::guard;
 use super::text::{self, Sentence};
 use super::words::{
-    BE_FORMS, CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULAS, DANGLING_ENDINGS,
-    DEGREE_WORDS, DROPPED_WORD_REACH, ECHO_PHRASES, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES,
-    INDEFINITE_ARTICLES, IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS,
-    META_OPENER_COPULAS, META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS,
-    MIN_HEAD_CONTENT_WORDS, NAME_JOINERS, NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN,
-    PREDICATE_OPENERS, PRIVATIVE_MODIFIERS, QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS,
-    SHORT_LINE_CONTENT_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS,
-    SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATOR_FOCUS_WORDS, SUBORDINATORS, SUPPORT_MIN,
-    SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH, WITH_COMPLEMENT_VERBS,
-    YES_NO_OPENERS,
+    BE_FORMS, CLAUSE_BREAKS, CLAUSE_OPENER_REACH, CLAUSE_OPENERS, CLOSING_QUOTES, COPULA_FINAL_SUBJECTS,
+    COPULA_SUBJECT_REACH, COPULAS, COREFERENCE_DETERMINERS, DANGLING_ENDINGS, DEGREE_WORDS, DROPPED_WORD_REACH,
+    ECHO_PHRASES, FINAL_COPULAS, FIRST_PERSON, GIST_OPENERS, HEDGE_KEEPERS, HEDGES, INDEFINITE_ARTICLES,
+    IRREGULAR_PARTICIPLES, MAX_SENTENCE_CHARS, MAX_WORD_REPEATS, META_OPENER_BARE_SUBJECTS, META_OPENER_COPULAS,
+    META_OPENER_SUBJECTS, META_OPENER_VERBS, META_PHRASES, MIN_CONTENT_WORDS, MIN_HEAD_CONTENT_WORDS, NAME_JOINERS,
+    NEGATED_RESTRICTORS, OPEN_QUESTION_OPENERS, PAGE_SUPPORT_MIN, PREDICATE_OPENERS, PRIVATIVE_MODIFIERS,
+    QUESTION_OPENERS, REPORTING_VERBS, RUN_IDENTITY_WORDS, RUN_RELATION_WORDS, SHORT_LINE_CONTENT_WORDS,
+    SHORTENING_JOINERS, SHORTENING_LIMITING_WORDS, SHORTENING_MAX_ITEM_WORDS, STUTTER_JOINERS,
+    SUBJECTLESS_VERB_FOLLOWERS, SUBJECTLESS_VERBS, SUBORDINATOR_FOCUS_WORDS, SUBORDINATOR_PHRASES, SUBORDINATORS,
+    SUPPORT_MIN, SUPPORT_SENTENCES, SWAP_REACH, UNANCHORED_OPENERS, WITH_BOUND_WORDS, WITH_COMPLEMENT_REACH,
+    WITH_COMPLEMENT_VERBS, YES_NO_OPENERS,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -451,6 +452,7 @@ impl PageIndex {
                         .filter(|run| run.words >= 2)
                         .any(|run| self.swaps_a_possessor(claim, run.sentence))
                     || self.splits_a_comparison(claim, &alignment)
+                    || self.narrows_a_subject(&claim_words, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
@@ -579,6 +581,39 @@ impl PageIndex {
             let Some(owner) = possessor(&pair[0]) else { return false };
             page.windows(2).any(|p| p[1] == pair[1] && possessor(&p[0]).is_some_and(|theirs| theirs != owner))
                 && !page.windows(2).any(|p| p[1] == pair[1] && possessor(&p[0]).as_deref() == Some(owner.as_str()))
+        })
+    }
+
+    /// Whether the claim puts a modifier from one page sentence before a noun that the next
+    /// sentence it restates says in general: "Intermittent fasting is a common practice." (the
+    /// gist SmolLM2-135M gave wcxb-4530, cut to "Intermittent fasting—a common practice.") joins
+    /// "practice intermittent fasting" to "Fasting is a common practice, …": what the page says
+    /// of fasting it did not say of one kind of fasting. The noun is the last word of one run and
+    /// stands in the next run's sentence just before that run. After a definite determiner there
+    /// ([`COREFERENCE_DETERMINERS`]: "The bridge opened on Monday.") the sentence speaks of the
+    /// thing the modifier named, and the two may be joined.
+    fn narrows_a_subject(&self, claim_words: &[String], alignment: &align::Alignment) -> bool {
+        let mut start = 0;
+        alignment.runs.windows(2).any(|pair| {
+            start += pair[0].words;
+            let (before, run) = (&pair[0], &pair[1]);
+            let Some(sentence) = self.sentences.get(run.sentence) else { return false };
+            let Some(sequence) = self.sequences.get(run.sentence) else { return false };
+            if before.words < 2 || before.sentence == run.sentence || run.first == 0 {
+                return false;
+            }
+            let (modifier, noun) = (&claim_words[start - 2], &claim_words[start - 1]);
+            if sequence[run.first - 1] != *noun || (run.first >= 2 && sequence[run.first - 2] == *modifier) {
+                return false;
+            }
+            // The noun as the sentence writes it, and the word before it.
+            let at = text::content_words_at(&sentence.text);
+            if at.len() != sequence.len() {
+                return false;
+            }
+            let raw = text::lower_words(&sentence.text);
+            let position = at[run.first - 1].0;
+            position == 0 || !COREFERENCE_DETERMINERS.contains(&raw[position - 1].as_str())
         })
     }
 
@@ -978,7 +1013,24 @@ pub(super) fn is_fragment(claim: &str) -> bool {
         || body.rsplit(' ').next().is_some_and(|w| w.len() == 1 && w.chars().all(|c| c.is_ascii_uppercase()))
         || body.rsplit(' ').nth(1).is_some_and(|w| DEGREE_WORDS.contains(&w.to_lowercase().as_str()))
         || (subordinate_opening(body) && !body.contains(','))
+        || last_conjunct(body).is_some_and(|c| subordinate_opening(c) && !c.contains(','))
         || names_only(body)
+        || copula_at_end(body)
+}
+
+/// Whether a line ends on a form of "be" whose complement was cut off: "A common question asked
+/// by candidates searching for their first actuarial job is." (a shorter form of wcxb-0370's
+/// lead, its quoted question left out). After a pronoun or a question word the verb may end a
+/// clause ("… than it was.", "… understanding what data analysis is.": [`COPULA_FINAL_SUBJECTS`]
+/// among the last [`COPULA_SUBJECT_REACH`] words before it).
+fn copula_at_end(body: &str) -> bool {
+    let words: Vec<String> = text::lower_words(body);
+    match words.split_last() {
+        Some((last, before)) if FINAL_COPULAS.contains(&last.as_str()) => {
+            !before.iter().rev().take(COPULA_SUBJECT_REACH).any(|w| COPULA_FINAL_SUBJECTS.contains(&w.as_str()))
+        }
+        _ => false,
+    }
 }
 
 /// Whether a line opens with a subordinating word ([`SUBORDINATORS`]), past an "even" or "only"
@@ -989,7 +1041,20 @@ fn subordinate_opening(body: &str) -> bool {
     let first = words.next().unwrap_or_default();
     let word =
         if SUBORDINATOR_FOCUS_WORDS.contains(&first.as_str()) { words.next().unwrap_or_default() } else { first };
-    SUBORDINATORS.contains(&word.as_str())
+    let lower = body.to_lowercase();
+    SUBORDINATORS.contains(&word.as_str()) || SUBORDINATOR_PHRASES.iter().any(|p| lower.starts_with(&format!("{p} ")))
+}
+
+/// The last clause of a line joined on by a comma and a joiner (", but …", ", and …"), when it
+/// has one: "I had dreamt about Japan for so long, but now that I was finally here." (wcxb-4083's
+/// first-person sentence with its main clause ", I couldn't help but wonder …" cut off) leaves
+/// its last clause a subordinate one alone.
+fn last_conjunct(body: &str) -> Option<&str> {
+    SHORTENING_JOINERS
+        .iter()
+        .filter_map(|j| body.rfind(&format!(", {j} ")).map(|at| at + j.len() + 3))
+        .max()
+        .map(|start| &body[start..])
 }
 
 /// Whether a line is names and figures only, joined by "and", "or" or "of" ([`NAME_JOINERS`]):
@@ -1222,6 +1287,23 @@ mod tests {
         assert!(support.support >= SUPPORT_MIN);
         // Two adjacent facts joined: supported by both sentences together.
         assert!(index().check("River otters were seen near the mill for the first time in forty years.").is_ok());
+    }
+
+    #[test]
+    fn a_modifier_from_one_sentence_narrows_no_general_statement_of_another() {
+        // wcxb-4530: "practice intermittent fasting" and "Fasting is a common practice".
+        let page = PageIndex::new(
+            "Fasting is a common practice among athletes. Those who fast for health typically practice \
+             intermittent fasting each week. The new bridge took five years to build. The bridge opened \
+             to traffic on Monday.",
+        );
+        assert_eq!(
+            page.check("Intermittent fasting is a common practice among athletes."),
+            Err(Rejection::Recombined { runs: 2 })
+        );
+        assert!(page.check("Fasting is a common practice among athletes.").is_ok());
+        // After "the", the sentence speaks of the bridge the other named.
+        assert!(page.check("The new bridge opened to traffic on Monday.").is_ok());
     }
 
     #[test]
@@ -1952,10 +2034,19 @@ mod tests {
         assert_eq!(index().check("While volunteers counted five otters along the river."), Err(Rejection::Fragment));
         assert!(!is_fragment("While volunteers counted, five otters swam along the river."));
         assert!(is_fragment("Even if you're travelling to Japan for the first time."));
+        // A last clause that is a subordinate one alone (wcxb-4083's form).
+        assert!(is_fragment("I had dreamt about Japan for so long, but now that I was finally here."));
+        assert!(is_fragment("Volunteers counted five otters, and when they returned to the mill."));
+        assert!(!is_fragment("Volunteers counted five otters, and they returned when the river was clean."));
         // Names and figures only: wcxb-4256's gist.
         assert!(is_fragment("Cirrus Insight and Microsoft Dynamics 365."));
         assert!(!is_fragment("Cirrus Insight and Microsoft Dynamics 365 sync with Gmail."));
         assert!(!is_fragment("Otters returned."));
+        // A form of "be" with its complement cut off (wcxb-0370's lead without its quoted
+        // question); after a pronoun it may end its clause.
+        assert!(is_fragment("A common question asked by candidates searching for their first job is."));
+        assert!(!is_fragment("The river is cleaner than it was."));
+        assert!(!is_fragment("Let's begin by understanding what data analysis is."));
         // Two pieces run together with a dash (wcxb-0563: "… you shouldn't take on. - it seems …").
         assert_eq!(
             index().check("Volunteers counted five otters. - along a two-mile stretch."),

@@ -1093,6 +1093,28 @@ pub const DANGLING_ENDINGS: &[&str] = &[
     "these",
 ];
 
+/// Forms of "be" that end no sentence after a noun: their complement was cut off ("A common
+/// question asked by candidates searching for their first actuarial job is.", a shorter form of
+/// wcxb-0370's lead, whose complement was a quoted question). `support::is_fragment`.
+pub const FINAL_COPULAS: &[&str] = &["is", "are", "was", "were"];
+
+/// Words after which a final [`FINAL_COPULAS`] verb may end a clause: "… than it was.", "… what
+/// it is.", "… what data analysis is.". Written for `support::is_fragment`.
+pub const COPULA_FINAL_SUBJECTS: &[&str] = &[
+    "i", "you", "he", "she", "it", "we", "they", "there", "this", "that", "these", "those", "what", "who", "which",
+    "how", "where",
+];
+/// How far before a final "is" one of [`COPULA_FINAL_SUBJECTS`] may stand: "what [data analysis]
+/// is" (a wcxb dev key point's form), not "their [first actuarial job] is".
+pub const COPULA_SUBJECT_REACH: usize = 3;
+
+/// Definite determiners: a page sentence's noun after one names a thing the page spoke of
+/// before ("The bridge opened on Monday." after "The new bridge took five years to build."), so
+/// a claim may name it with an earlier sentence's modifier. Written for
+/// `PageIndex::narrows_a_subject`.
+pub const COREFERENCE_DETERMINERS: &[&str] =
+    &["the", "this", "that", "these", "those", "its", "their", "his", "her", "our", "your", "my"];
+
 /// Words of degree that stand before an adjective: a sentence ending on one and the next word
 /// ended inside its noun phrase ("Needle-nose pliers are one of the most versatile.", a shorter
 /// form of wcxb-0068's "the most versatile, must-have electrician tools that …", where the comma
@@ -1110,6 +1132,10 @@ pub const SUBORDINATORS: &[&str] = &[
     // forms of wcxb dev key points, before these were listed.
     "whether", "once",
 ];
+
+/// Subordinating phrases of more than one word (`support::subordinate_opening`): "[…, but] now
+/// that I was finally here" (wcxb-4083).
+pub const SUBORDINATOR_PHRASES: &[&str] = &["now that", "as soon as", "as long as", "even though", "so that"];
 
 /// Openers of a question its writer left without a question mark ("Is location important for
 /// web hosting services.", "What is a Mobile App: A software application.", SmolLM2-135M's gists
