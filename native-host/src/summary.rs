@@ -65,6 +65,12 @@ const COLLECTION_CHARS_PER_TOKEN: usize = 3;
 const RETRY_CHARS: usize = 700;
 /// Key points a model is asked to shorten, one at a time, before the key points stand alone.
 const SHORTEN_TRIES: usize = 5;
+/// The page's first prose sentences (its lead, where news and reference pages state their point,
+/// within its first [`GIST_CHARS`], naming what its title names) whose shorter forms join the key points' in the model's choice of the main point. On
+/// readability's nytimes-3 the key points offer one sound form; the lead's first sentence adds
+/// "A series of recent manhole fires in the heart of Manhattan forced the evacuation of several
+/// theaters." (`cargo xtask bench quality`'s pages, listed with a scratch example).
+const MAIN_POINT_LEAD_SENTENCES: usize = 3;
 /// A key point or quote is shown up to this many characters.
 const QUOTE_CHARS: usize = 300;
 /// A question is answered from this many of the passages that match it best.
@@ -582,8 +588,8 @@ fn central_first(sentences: &[Sentence], points: &[usize], title: &str) -> Vec<u
 }
 
 /// The model's choice of the main point of `sentences` (a page, or a part of one) among the
-/// shorter forms of its key `points` not `tried` ([`main_point_choices`]), read whole: nothing
-/// when they offer fewer than two.
+/// shorter forms of its key `points` not `tried` and of its lead ([`main_point_choices`]), read
+/// whole: nothing when they offer fewer than two.
 async fn main_point(
     writer: &mut Writer<'_>,
     deps: &SummaryDeps,
@@ -592,7 +598,7 @@ async fn main_point(
     points: &[usize],
     tried: &[usize],
 ) -> Result<Vec<String>, Failure> {
-    let choices = main_point_choices(sentences, points, title, tried);
+    let choices = main_point_choices(&writer.index, sentences, points, title, tried);
     if choices.len() < grounding::words::SHORTENABLE_MIN_FORMS {
         return Ok(Vec::new());
     }
@@ -607,22 +613,58 @@ async fn main_point(
 
 /// What a model chooses the page's main point among when no key point it was asked to shorten
 /// gave a gist: the shorter forms ([`grounding::shorter_forms`]) of the key points not `tried`
-/// (the most central first, then in page order), with the index of their sentence. Most of these
-/// sentences have one shorter form each, which alone would be the rule's choice, not the model's;
-/// among several sentences' forms, which one is the page's point is the model's judgement
-/// (wcxb-4833: "The Oral-B iO Series 5 toothbrush is an excellent choice for sensitive teeth."
-/// against a sentence about timers).
-fn main_point_choices(sentences: &[Sentence], points: &[usize], title: &str, tried: &[usize]) -> Vec<(String, usize)> {
+/// (the most central first, then in page order), then of the lead's sentences
+/// ([`MAIN_POINT_LEAD_SENTENCES`]), each with the index of its sentence, and only those the gate
+/// would show ([`sound_form`]): a choice the gate refuses is no choice. Most of these sentences
+/// have one shorter form each, which alone would be the rule's choice, not the model's; among
+/// several sentences' forms, which one is the page's point is the model's judgement (wcxb-4833:
+/// "The Oral-B iO Series 5 toothbrush is an excellent choice for sensitive teeth." against a
+/// sentence about timers).
+fn main_point_choices(
+    index: &PageIndex,
+    sentences: &[Sentence],
+    points: &[usize],
+    title: &str,
+    tried: &[usize],
+) -> Vec<(String, usize)> {
+    // The lead is where the page (or part) begins, within the text a gist is asked over, and it
+    // speaks of what the title names: wcxb-0226's "Our technicians complete many hours of
+    // extensive in-house training." opens no pricing guide's point.
+    let begins = sentences.first().map_or(0, |s| s.offset);
+    let named = grounding::content_words(title);
+    let lead = sentences
+        .iter()
+        .enumerate()
+        .take_while(|(_, s)| s.offset < begins + GIST_CHARS)
+        .filter(|(_, s)| !s.heading && grounding::text::reads_as_prose(&s.text))
+        .filter(|(_, s)| grounding::content_words(&s.text).iter().any(|w| named.contains(w)))
+        .map(|(i, _)| i)
+        .take(MAIN_POINT_LEAD_SENTENCES);
+    let mut order: Vec<usize> = Vec::new();
+    for i in central_first(sentences, points, title).into_iter().chain(lead) {
+        if !tried.contains(&i) && !order.contains(&i) {
+            order.push(i);
+        }
+    }
     let mut choices: Vec<(String, usize)> = Vec::new();
-    for i in central_first(sentences, points, title).into_iter().filter(|i| !tried.contains(i)) {
-        for form in grounding::shorter_forms(&sentences[i].text) {
-            if !choices.iter().any(|(f, _)| *f == form) {
+    for i in order {
+        let source = sentences[i].text.as_str();
+        for form in grounding::shorter_forms(source) {
+            if !choices.iter().any(|(f, _)| *f == form) && sound_form(index, &form, source) {
                 choices.push((form, i));
             }
         }
     }
     choices.truncate(grounding::words::SHORTENING_MAX_FORMS);
     choices
+}
+
+/// Whether a shorter form of `source` would be shown if the model chose it: whole through the
+/// gate in its sentence's voice, a line that names what it is about, and a shortening of it.
+fn sound_form(index: &PageIndex, form: &str, source: &str) -> bool {
+    index.check_or_trim_as(form, true, grounding::voice(source)).is_ok_and(|(text, _)| text == form)
+        && grounding::anchored(form).is_ok()
+        && grounding::shortens(form, source).is_ok()
 }
 
 /// A part's name: its first heading, else the last heading before it, else its number. A
@@ -1354,7 +1396,8 @@ mod tests {
         let title = "Harbour ferry to stop on Sundays";
         let points = grounding::key_points(&sentences, title, grounding::point_count(sentences.len()));
         assert!(shortening_order(&sentences, &points, title).is_empty(), "no key point is shortenable alone");
-        let choices = main_point_choices(&sentences, &points, title, &[]);
+        let index = PageIndex::with_title(FERRY, title);
+        let choices = main_point_choices(&index, &sentences, &points, title, &[]);
         let forms: Vec<&str> = choices.iter().map(|(f, _)| f.as_str()).collect();
         assert!(forms.contains(&"The harbour ferry will stop running on Sundays from next month."), "{forms:?}");
         assert!(forms.contains(&"The old ferry needs a new engine for its next season at sea."), "{forms:?}");
@@ -1364,7 +1407,7 @@ mod tests {
         }
         // A key point already tried is not offered again.
         let (_, first) = choices[0].clone();
-        assert!(main_point_choices(&sentences, &points, title, &[first]).iter().all(|(_, i)| *i != first));
+        assert!(main_point_choices(&index, &sentences, &points, title, &[first]).iter().all(|(_, i)| *i != first));
 
         // Nothing passes for the three gist questions (each with its retry); then the model
         // chooses, and its choice is shown as a shortening of its own sentence.
@@ -1386,6 +1429,32 @@ mod tests {
             state.text
         );
         assert_eq!(state.grounding.model_sentences_shown, 1);
+    }
+
+    #[test]
+    fn the_lead_naming_the_titles_subject_joins_the_choice_and_a_form_the_gate_refuses_does_not() {
+        let title = "Harbour ferry to stop on Sundays";
+        // The lead speaks of the ferry (the title's word); a later sentence of the lead does not.
+        let page = "The harbour ferry, which first sailed in 1921, will stop running on Sundays from next \
+            month. Residents, who have long asked for a bus, can take the bus to the town centre instead. \
+            Volunteers, who met at the old mill, counted five otters along the river on Saturday.";
+        let sentences = grounding::sentences(page);
+        let index = PageIndex::with_title(page, title);
+        let choices = main_point_choices(&index, &sentences, &[2], title, &[]);
+        let forms: Vec<&str> = choices.iter().map(|(f, _)| f.as_str()).collect();
+        assert!(forms.contains(&"The harbour ferry will stop running on Sundays from next month."), "{forms:?}");
+        assert!(forms.contains(&"Volunteers counted five otters along the river on Saturday."), "{forms:?}");
+        assert!(!forms.iter().any(|f| f.starts_with("Residents")), "no word of the title: {forms:?}");
+        // Every choice is one the gate shows.
+        for (form, i) in &choices {
+            assert!(sound_form(&index, form, &sentences[*i].text), "{form}");
+        }
+        // A form of "be" left without its complement (wcxb-0370's lead) is neither a shorter form
+        // nor a choice the gate would show.
+        let question = "A common question asked by people buying a ferry ticket is, “Where is the pier?”";
+        assert!(!grounding::shorter_forms(question).iter().any(|f| f.ends_with(" is.")));
+        let index = PageIndex::with_title(question, title);
+        assert!(!sound_form(&index, "A common question asked by people buying a ferry ticket is.", question));
     }
 
     #[test]
