@@ -6,19 +6,19 @@
 //! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
 
 use super::support::{
-    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, waits_for_tail,
+    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, participle, waits_for_tail,
 };
 use super::text;
 use super::words::{
     AUXILIARY_VERBS, BE_FORMS, CLAUSE_BREAKS, CONDITION_WORDS, DEMONSTRATIVES, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS,
-    LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ASIDE_OPENERS,
-    SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS,
-    SHORTENING_CONNECTIVE_OPENERS, SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FREE_WORDS,
-    SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS,
-    SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS,
-    SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES,
-    SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS, SHORTENING_RELATIVE_WORDS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
+    LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_AGENT_VERB_LEADS,
+    SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
+    SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS,
+    SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS,
+    SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
+    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS,
+    SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS,
+    SHORTENING_RELATIVE_WORDS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -360,7 +360,7 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
                 && !words.is_empty()
                 && words.iter().enumerate().all(|(k, w)| tokens.get(i + k).is_some_and(|t| t.to_lowercase() == *w))
         });
-        if marked(tokens[i - 1]) || dash(tokens[i]) || from_break {
+        if marked(tokens[i - 1]) || dash(tokens[i]) || from_break || agent_phrase(tokens, i) {
             push(i, n, CutKind::Tail);
         }
     }
@@ -651,6 +651,20 @@ fn marked(token: &str) -> bool {
     token.ends_with([',', ';', ':'])
 }
 
+/// Whether a participle's phrase naming who made or did something opens at token `i`, after a
+/// noun and not after a verb it completes: "… the quantum theory of matrix mechanics[ created by
+/// Werner Heisenberg, Max Born, and Pascual Jordan in 1925]" (readability's wikipedia-3), where
+/// "was created by" is the clause's own verb.
+fn agent_phrase(tokens: &[&str], i: usize) -> bool {
+    let before = lower(tokens[i - 1]);
+    participle(&lower(tokens[i]))
+        && tokens.get(i + 1).is_some_and(|t| *t == "by")
+        && tokens[i - 1].chars().last().is_some_and(char::is_alphanumeric)
+        && !BE_FORMS.contains(&before.as_str())
+        && !AUXILIARY_VERBS.contains(&before.as_str())
+        && !SHORTENING_AGENT_VERB_LEADS.contains(&before.as_str())
+}
+
 /// Whether a token is a dash standing alone, which sets a piece off.
 fn dash(token: &str) -> bool {
     matches!(token, "–" | "—" | "-")
@@ -796,7 +810,12 @@ impl Alignment<'_> {
         let kept_end = (matched > 0).then(|| offset(self.source_words[at - 1].0) + self.source_words[at - 1].0.len());
         let skips = |to: usize| self.source_words[at..to].iter().any(|(_, w)| !free(w));
         let fits = match self.claim_words.get(matched) {
-            None => !skips(self.source_words.len()) || droppable(&self.source[kept_end.unwrap_or(0)..], Piece::Tail),
+            None => {
+                let rest = &self.source[kept_end.unwrap_or(0)..];
+                !skips(self.source_words.len())
+                    || droppable(rest, Piece::Tail)
+                    || kept_end.is_some_and(|end| droppable_agent_phrase(&self.source[..end], rest))
+            }
             Some(word) => (at..self.source_words.len()).filter(|&i| self.source_words[i].1 == *word).any(|found| {
                 let start = offset(self.source_words[found].0);
                 let piece = kept_end.map_or(Piece::Lead, |_| Piece::Inner);
@@ -863,6 +882,15 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
                 && !SHORTENING_CONTRAST_WORDS.contains(&first.as_str())
         }
     }
+}
+
+/// Whether the tail `rest` after the kept text `kept` is a participle's phrase naming who made
+/// something ([`agent_phrase`]), which a shortening may leave out as it may a tail set off by a
+/// comma, unless it states a condition or limits the claim.
+fn droppable_agent_phrase(kept: &str, rest: &str) -> bool {
+    let mut tokens: Vec<&str> = kept.split_whitespace().last().into_iter().collect();
+    tokens.extend(rest.split_whitespace());
+    tokens.len() > 2 && agent_phrase(&tokens, 1) && !states_a_condition(rest) && !limits_the_claim(rest, Piece::Tail)
 }
 
 /// `stretch` without the articles and joining words ([`SHORTENING_FREE_WORDS`]) it ends with.
@@ -1337,6 +1365,14 @@ mod tests {
         // An aside whose closing comma is a list's is not left out (a wcxb dev page).
         let rental = "Top car rental companies include Avis, Enterprise, and Hertz, which are known for their wide vehicle selection, customer service, and loyalty programs.";
         assert!(shortenings(rental).iter().all(|f| !f.contains("Hertz customer")), "{:#?}", shortenings(rental));
+        // A participle's phrase naming who made something may go as a tail (readability's
+        // wikipedia-3), not when the participle is the clause's own verb.
+        let theory = "Hermitian matrices are fundamental to the theory of matrix mechanics created by Werner Heisenberg and Max Born in 1925.";
+        let form = "Hermitian matrices are fundamental to the theory of matrix mechanics.";
+        assert!(shortenings(theory).iter().any(|f| f == form), "{:#?}", shortenings(theory));
+        let made = "The theory of matrix mechanics was created by Werner Heisenberg and Max Born in 1925.";
+        assert!(shortenings(made).is_empty(), "{:#?}", shortenings(made));
+        assert!(shortens("The theory of matrix mechanics was.", made).is_err());
         // Nor a relative clause whose second half goes on after its closing comma (wcxb-4160,
         // wcxb-1222); one the sentence's own verb follows may go.
         let bread = "Another setting we like is the delay-start, which means you can bake in the evening, or have a loaf that's ready when you get home.";

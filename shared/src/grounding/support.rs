@@ -959,9 +959,12 @@ fn cuts_a_list(head: &str, tail: &str) -> bool {
 /// Whether a head ends on a participle ("… camera designed"): cut before a "by" or "with", it
 /// waits for what follows.
 pub(super) fn dangling(head: &str) -> bool {
-    head.trim_end_matches(['.', ',', ';', ':', ' ']).rsplit(' ').next().is_some_and(|w| {
-        (w.len() > 3 && w.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&w.to_lowercase().as_str())
-    })
+    head.trim_end_matches(['.', ',', ';', ':', ' ']).rsplit(' ').next().is_some_and(participle)
+}
+
+/// Whether a word is a past participle: "-ed", or an irregular one ([`IRREGULAR_PARTICIPLES`]).
+pub(super) fn participle(word: &str) -> bool {
+    (word.len() > 3 && word.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&word.to_lowercase().as_str())
 }
 
 /// Whether a clause opener ([`CLAUSE_OPENERS`]) stands among a head's last few words.

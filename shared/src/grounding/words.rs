@@ -1496,6 +1496,12 @@ pub const SHORTENING_OPENER_CLEAR_TOKENS: usize = 6;
 /// have a loaf that's ready …", wcxb-4160). Written for `shortening::relative_goes_on`.
 pub const SHORTENING_RELATIVE_CONTINUATIONS: &[&str] = &["or", "nor"];
 
+/// Words before a participle and its "by" that make it the clause's verb, not a phrase about a
+/// noun ("get hit by", "become known by", "never tested by"), besides forms of "be" and
+/// auxiliaries. Written for `shortening::agent_phrase`.
+pub const SHORTENING_AGENT_VERB_LEADS: &[&str] =
+    &["get", "gets", "got", "gotten", "getting", "become", "becomes", "became", "not", "never", "also", "just", "only"];
+
 pub const SHORTENING_RELATIVE_WORDS: &[&str] = &["which", "who", "whom", "whose", "where"];
 
 /// Verbs that want their object: a shorter form ending on one, its object cut off at a clause
