@@ -66,10 +66,11 @@ const RETRY_CHARS: usize = 700;
 /// Key points a model is asked to shorten, one at a time, before the key points stand alone.
 const SHORTEN_TRIES: usize = 5;
 /// The page's first prose sentences (its lead, where news and reference pages state their point,
-/// within its first [`GIST_CHARS`], naming what its title names) whose shorter forms join the key points' in the model's choice of the main point. On
-/// readability's nytimes-3 the key points offer one sound form; the lead's first sentence adds
-/// "A series of recent manhole fires in the heart of Manhattan forced the evacuation of several
-/// theaters." (`cargo xtask bench quality`'s pages, listed with a scratch example).
+/// within its first [`GIST_CHARS`], naming what its title names) whose shorter forms join the key
+/// points' in the model's choice of the main point. On readability's nytimes-3 the key points
+/// offer one sound form; the lead's first sentence adds "A series of recent manhole fires in the
+/// heart of Manhattan forced the evacuation of several theaters." (`cargo xtask bench quality`'s
+/// pages, listed with a scratch example).
 const MAIN_POINT_LEAD_SENTENCES: usize = 3;
 /// A key point or quote is shown up to this many characters.
 const QUOTE_CHARS: usize = 300;
