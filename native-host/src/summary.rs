@@ -647,25 +647,33 @@ fn main_point_choices(
             order.push(i);
         }
     }
+    // The first forms in that order, each checked only until there are enough.
     let mut choices: Vec<(String, usize)> = Vec::new();
     for i in order {
         let source = sentences[i].text.as_str();
         for form in grounding::shorter_forms(source) {
+            if choices.len() == grounding::words::SHORTENING_MAX_FORMS {
+                return choices;
+            }
             if !choices.iter().any(|(f, _)| *f == form) && sound_form(index, &form, source) {
                 choices.push((form, i));
             }
         }
     }
-    choices.truncate(grounding::words::SHORTENING_MAX_FORMS);
     choices
 }
 
 /// Whether a shorter form of `source` would be shown if the model chose it: whole through the
-/// gate in its sentence's voice, a line that names what it is about, and a shortening of it.
+/// gate in its sentence's voice, and what a shortening must do besides ([`shortening_fits`]).
 fn sound_form(index: &PageIndex, form: &str, source: &str) -> bool {
     index.check_or_trim_as(form, true, grounding::voice(source)).is_ok_and(|(text, _)| text == form)
-        && grounding::anchored(form).is_ok()
-        && grounding::shortens(form, source).is_ok()
+        && shortening_fits(form, source).is_ok()
+}
+
+/// What a shortening (a line asked to say `source` in fewer words) must do beyond the gate: name
+/// what it is about, as any summary line, and say its sentence in fewer words.
+fn shortening_fits(line: &str, source: &str) -> Result<(), grounding::Rejection> {
+    grounding::anchored(line).and_then(|()| grounding::shortens(line, source))
 }
 
 /// A part's name: its first heading, else the last heading before it, else its number. A
@@ -837,9 +845,9 @@ async fn ask(
                     Some(head) => index.check(&head).map(|support| (head, support)),
                 },
                 // A shortening is a summary line that says its sentence in fewer words.
-                Asked::Shorter { .. } | Asked::MainPoint { .. } => grounding::anchored(&text)
-                    .and_then(|()| grounding::shortens(&text, source.unwrap_or_default()))
-                    .map(|()| (text, support)),
+                Asked::Shorter { .. } | Asked::MainPoint { .. } => {
+                    shortening_fits(&text, source.unwrap_or_default()).map(|()| (text, support))
+                }
             };
         let mut guard = grounding::LoopGuard::new(writer.index.lower());
         let stop = job.cancel.child_token();

@@ -1491,6 +1491,7 @@ pub const SHORTENING_SUBJECT_STARTS: &[&str] =
 /// the comma opens an aside. An opener's clause runs on longer than that before a comma ("In
 /// addition, enrolling in high school tutoring can help …").
 pub const SHORTENING_OPENER_CLEAR_TOKENS: usize = 6;
+
 /// Words after a relative clause's closing comma that go on with the clause, not the sentence:
 /// an alternative to its verb ("the delay-start, which means you can set up the machine …, or
 /// have a loaf that's ready …", wcxb-4160). Written for `shortening::relative_goes_on`.
