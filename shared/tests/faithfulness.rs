@@ -150,6 +150,21 @@ const UNFAITHFUL: &[(&str, &str, &str)] = &[
         "A question asked by candidates to their first actuarial job.",
         "the candidates are searching for their first actuarial job; the question is not asked to it",
     ),
+    (
+        "readability-theverge",
+        "Apple’s Vision Pro is Apple’s Retina display moment.",
+        "the Vision Pro is the Retina display moment for headsets, the industry's, not Apple's",
+    ),
+    (
+        "wcxb-4017",
+        "The ProsourceFit Extra-Thick Yoga & Pilates Mat is designed to take pressure off joints and move freely.",
+        "the mat takes the pressure off the user's joints so that the user can move freely; the mat does not move",
+    ),
+    (
+        "readability-medicalnewstoday",
+        "A new study investigates how the brain processes unconscious information.",
+        "the study investigates when the 'a-ha!' moment happens; 'brain processes' are what it is compared with",
+    ),
 ];
 
 /// (page, sentence the model wrote) that say what the page says. The check's price, not listed

@@ -1115,6 +1115,19 @@ pub const COPULA_SUBJECT_REACH: usize = 3;
 pub const COREFERENCE_DETERMINERS: &[&str] =
     &["the", "this", "that", "these", "those", "its", "their", "his", "her", "our", "your", "my"];
 
+/// Pronouns that are a clause's own subject right after one of [`SUBJECT_CLAUSE_OPENERS`] ("… off
+/// your joints so you can move freely"): the words after them are that subject's doing, not the
+/// sentence's subject's. "It" is left out: "so it can" most often speaks of that same subject.
+/// Written for `PageIndex::skips_a_subject`.
+pub const CLAUSE_SUBJECT_PRONOUNS: &[&str] = &["i", "you", "we", "they", "he", "she"];
+
+/// Words after which a subject pronoun starts a clause of its own: the joiners and
+/// subordinators, and "that" and "as". Written for `PageIndex::skips_a_subject`.
+pub const SUBJECT_CLAUSE_OPENERS: &[&str] = &[
+    "and", "but", "or", "so", "yet", "that", "as", "because", "since", "when", "while", "if", "unless", "until",
+    "once", "whereas", "although", "though", "where",
+];
+
 /// Words of degree that stand before an adjective: a sentence ending on one and the next word
 /// ended inside its noun phrase ("Needle-nose pliers are one of the most versatile.", a shorter
 /// form of wcxb-0068's "the most versatile, must-have electrician tools that …", where the comma
