@@ -204,10 +204,18 @@ fn parts_a_noun_phrase(tokens: &[&str], chosen: &[Cut]) -> bool {
         let first = lower(tokens[c.start]);
         // After a possessive, only a compound is an adjective for sure ("integrates with our
         // analyst-recognized[, …]"; "in their bed," is a noun's comma).
+        // Two words after an article, a piece opening with a compound adjective is the next of
+        // the phrase's adjectives ("one of the top robust[, must-have electrician tools …]",
+        // wcxb-0068's key point, whose form "Lineman's pliers are one of the top robust." was
+        // offered as a choice).
         let after_article = c.start >= 2 && tokens[c.start - 1].ends_with(',') && {
             let before = lower(tokens[c.start - 2]);
             SHORTENING_PHRASE_ARTICLES.contains(&before.as_str())
                 || (SHORTENING_SUBJECT_STARTS.contains(&before.as_str()) && tokens[c.start - 1].contains('-'))
+                || (c.start >= 3
+                    && SHORTENING_PHRASE_ARTICLES.contains(&lower(tokens[c.start - 3]).as_str())
+                    && !marked(tokens[c.start - 2])
+                    && tokens[c.start].contains('-'))
         };
         let adjective_waits = after_article
             && match c.kind {
@@ -735,13 +743,17 @@ fn list_goes_on(rest: &[&str]) -> bool {
 /// comes another item's comma, the list's "and"/"or" or its "etc." ("make phone calls, [send text
 /// messages,] take photos, browse the internet"). A list item left out there leaves the list's
 /// comma; before the last item the comma goes ("flexible learning[, job guarantees,] and career
-/// support"), and so do an aside's commas ("Parata, [75,] has now overseen …").
+/// support"), and so do an aside's commas ("Parata, [75,] has now overseen …"). The "and" or
+/// "etc." comes after a whole item, one word further than an item's own comma: "no cholesterol,
+/// [no dairy, no preservatives,] no added fat and salt" keeps its comma (wcxb-0631's form ran
+/// "no cholesterol no added fat" together before this).
 fn list_after(tokens: &[&str], at: usize) -> bool {
     tokens.get(at).is_some_and(|next| !joins_list(next))
         && tokens[at..]
             .iter()
-            .take(SHORTENING_MAX_ITEM_WORDS)
-            .any(|t| t.ends_with(',') || joins_list(t) || lower(t) == "etc")
+            .take(SHORTENING_MAX_ITEM_WORDS + 1)
+            .enumerate()
+            .any(|(k, t)| (k < SHORTENING_MAX_ITEM_WORDS && t.ends_with(',')) || joins_list(t) || lower(t) == "etc")
 }
 
 /// Whether a token is the "and" or "or" before a list's last item.
@@ -962,6 +974,10 @@ mod tests {
             (
                 "At Alison, each free online certificate program focuses on a single, in-depth area of study, providing solid understanding.",
                 "At Alison, each free online certificate program focuses on a single.",
+            ),
+            (
+                "Lineman’s pliers, also known as combination pliers, are one of the top robust, must-have electrician tools designed for cutting, twisting and gripping wires.",
+                "Lineman’s pliers are one of the top robust.",
             ),
             (
                 "The speaker shell is created using a lofted surface, a one-rail sweep, a solid extrusion of a planar curve, and a surface fillet.",
