@@ -113,7 +113,8 @@ enum CutKind {
 /// construction; the model decides what matters enough to keep. Empty when nothing can go.
 pub fn shortenings(source: &str) -> Vec<String> {
     let source = source.trim();
-    let tokens: Vec<&str> = source.split_whitespace().collect();
+    let spaced = spaced_dashes(source);
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
     let cuts = cuts(&tokens);
     // A long list of a sentence has a cut at every comma, and every choice of three among them
     // is too many to check: the first few pieces and the first few tails are enough to choose
@@ -171,7 +172,37 @@ pub fn shortenings(source: &str) -> Vec<String> {
     choose(&candidates, 0, &mut chosen, &mut add);
     forms.sort_by_key(|(n, _)| *n);
     forms.truncate(SHORTENING_MAX_FORMS);
-    forms.into_iter().map(|(_, f)| f).collect()
+    // A dash the page sets close is written close again.
+    let close = spaced != source && !source.contains(" — ");
+    forms.into_iter().map(|(_, f)| if close { f.replace(" — ", "—") } else { f }).collect()
+}
+
+/// The sentence with each em dash set close between two words spaced, so that it is a token of
+/// its own, as a spaced dash is: "… practice intermittent fasting—consuming calories only during
+/// a specific window of the day." (wcxb-4530's key point) has a tail from its dash, and
+/// "The … Mat—now available in both 1-inch and ½-inch thicknesses—is designed …" (wcxb-4017's)
+/// an aside between two. En dashes set close join ranges ("2010–2015") and stay.
+fn spaced_dashes(sentence: &str) -> std::borrow::Cow<'_, str> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let close = |i: usize| {
+        chars[i] == '—'
+            && i > 0
+            && i + 1 < chars.len()
+            && !chars[i - 1].is_whitespace()
+            && !chars[i + 1].is_whitespace()
+    };
+    if !(0..chars.len()).any(close) {
+        return std::borrow::Cow::Borrowed(sentence);
+    }
+    let mut out = String::with_capacity(sentence.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        if close(i) {
+            out.push_str(" — ");
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether a shorter form opens with "this", "these", "that" or "those" and does not name the
@@ -179,11 +210,16 @@ pub fn shortenings(source: &str) -> Vec<String> {
 /// back at what came before it (a label, the sentence before), and a gist shown on its own has
 /// neither. "This is one of the more basic features of an electric toothbrush." was wcxb-4833's
 /// "Built-in timers: This is …" without its label, "These contracts grant …" another dev page's
-/// contracts named a sentence earlier; "This comprehensive guide covers …" stands.
+/// contracts named a sentence earlier; "This comprehensive guide covers …" stands. So does
+/// "those" before a relative clause that says who they are ("Those who fast for health reasons
+/// typically practice intermittent fasting.", wcxb-4530's key point shortened).
 fn points_back(form: &str) -> bool {
     let words = text::lower_words(form);
+    let says_who = words.first().is_some_and(|w| w == "those")
+        && words.get(1).is_some_and(|w| w == "that" || SHORTENING_RELATIVE_WORDS.contains(&w.as_str()));
     words.first().is_some_and(|w| DEMONSTRATIVES.contains(&w.as_str()))
         && !words.iter().skip(1).take(2).any(|w| SHORTENING_DOCUMENT_WORDS.contains(&w.as_str()))
+        && !says_who
 }
 
 /// Whether a form leaves out a comma piece that parted two noun phrases and runs them together
@@ -549,7 +585,8 @@ pub struct Condition {
 
 /// The conditions of a page sentence, each once.
 pub fn conditions(sentence: &str) -> Vec<Condition> {
-    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let spaced = spaced_dashes(sentence);
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
     let mut out: Vec<Condition> = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         if !CONDITION_WORDS.contains(&lower(token).as_str()) {
@@ -602,7 +639,8 @@ fn left_out(claim: &str, conditions: &[Condition]) -> Option<String> {
 /// ([`states_a_condition`]) or limits the claim ([`limits_the_claim`]). A model's sentence that
 /// restates the sentence keeps them (`PageIndex::check`'s `dropped_limit`), as a shortening does.
 pub fn limits(sentence: &str) -> Vec<String> {
-    let tokens: Vec<&str> = sentence.split_whitespace().collect();
+    let spaced = spaced_dashes(sentence);
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
     let limiting = |piece: &str, kind: Piece| states_a_condition(piece) || limits_the_claim(piece, kind);
     let mut out: Vec<String> = Vec::new();
     if let Some(end) = opener_end(&tokens, LIMIT_LEAD_MAX_TOKENS)
@@ -1034,6 +1072,8 @@ mod tests {
         assert!(points_back("These contracts grant various organizations funds."));
         assert!(!points_back("This comprehensive guide covers how to start a vegetable garden."));
         assert!(!points_back("Thistle grows along the river banks."));
+        assert!(!points_back("Those who fast for health reasons typically practice intermittent fasting."));
+        assert!(points_back("Those contracts grant various organizations funds."));
     }
 
     #[test]
@@ -1200,6 +1240,16 @@ mod tests {
         let forms = shortenings(pliers);
         has(&forms, "Lineman’s pliers are one of the top electrician tools designed for cutting.");
         assert!(forms.iter().all(|f| f.starts_with("Lineman’s pliers")), "{forms:#?}");
+        // A dash set close parts its words as a spaced one does (wcxb-4530's and wcxb-4017's key
+        // points), and one kept is written as the page writes it.
+        let fasting = "Those who fast for health reasons typically practice intermittent fasting—consuming calories only during a specific window of the day.";
+        has(&shortenings(fasting), "Those who fast for health reasons typically practice intermittent fasting.");
+        let mat = "The Extra Thick Yoga Mat—now available in both 1-inch and ½-inch thicknesses—is designed to take the pressure off your joints, so you can move freely.";
+        has(&shortenings(mat), "The Extra Thick Yoga Mat is designed to take the pressure off your joints.");
+        let otters = "Otters—once nearly gone from the county—returned to the valley's rivers this spring, and volunteers counted twelve of them along the mill stream.";
+        let forms = shortenings(otters);
+        has(&forms, "Otters—once nearly gone from the county—returned to the valley's rivers this spring.");
+        assert!(!forms.iter().any(|f| f.contains(" — ")), "{forms:#?}");
         // An opener goes with its comma, and the next word starts the sentence.
         let addition = "In addition, enrolling in high school tutoring can help keep students accountable and motivated, which parents value.";
         has(
