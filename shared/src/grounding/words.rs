@@ -1782,6 +1782,14 @@ pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["although", "though", "wher
 /// before the first comma is more often a clause of its own.
 pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
 
+/// Prepositions whose phrase sets whom or what a sentence's finding holds for ("in college
+/// students with elevated stress", "among adults with diabetes"): a "with" phrase after its plural
+/// noun says which ones, and a shorter form keeps it (`shortening::says_which_ones`).
+pub const SHORTENING_SCOPE_PREPOSITIONS: &[&str] = &["in", "among", "for", "of"];
+
+/// How many words before that plural noun the preposition may stand ("in [college] students").
+pub const SHORTENING_SCOPE_REACH: usize = 3;
+
 /// Prepositions a sentence may open with: what comes before its first comma is then a phrase of
 /// circumstance ("In his five-year actuarial career,", wcxb-0370), not a clause, and a shorter
 /// form that keeps only it says nothing (`shortening::shortenings`; "Instead of an evening dinner
