@@ -18,8 +18,8 @@ use super::words::{
     SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
     SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS,
     SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS,
-    SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS, SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_STARTS,
-    SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
+    SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS, SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS,
+    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -300,7 +300,10 @@ fn opener_alone(tokens: &[&str], tail: &Cut) -> bool {
     let subject = SUBJECT_PRONOUNS.contains(&lower(next).as_str())
         // A name opening a list's next item is no subject ("… on the Flex Consumption plan,
         // Azure App Service plan, Premium plan, or …").
-        || (next.starts_with(char::is_uppercase) && *next != "I" && !list_after(tokens, tail.start));
+        || (next.starts_with(char::is_uppercase) && *next != "I" && !list_after(tokens, tail.start))
+        // A determiner opening the subject's noun phrase ("Ideal for hard floors and sensitive
+        // joints[, the mat features …]", wcxb-4017's key point).
+        || (SHORTENING_SUBJECT_DETERMINERS.contains(&lower(next).as_str()) && !list_after(tokens, tail.start));
     // A stretch with an auxiliary verb is a clause of its own.
     let clause = tokens[..tail.start].iter().any(|t| {
         let word = lower(t.trim_end_matches([',', ';', ':'])).replace('’', "'");
@@ -395,7 +398,10 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
         // one that makes the word after it stronger ("is extremely convenient", not "is
         // unitarily diagonalizable": `text::restricts`).
         let restricting = i > 0 && text::restricts(&[lower(tokens[i - 1]), lower(tokens[i])], 1);
-        if i + 1 < n && droppable_adverb(tokens[i]) && !restricting {
+        // Nor one of a pair: "move freely and confidently" is no "move and confidently"
+        // (wcxb-4017's key point).
+        let paired = tokens.get(i + 1).is_some_and(|t| joins_list(t)) || joins_list(tokens[i - 1]);
+        if i + 1 < n && droppable_adverb(tokens[i]) && !restricting && !paired {
             push(i, i + 1, CutKind::Adverb);
         }
         // A tail: after a mark, from a dash, or from a clause break's words.
@@ -1262,7 +1268,7 @@ mod tests {
         // points), and one kept is written as the page writes it.
         let fasting = "Those who fast for health reasons typically practice intermittent fasting—consuming calories only during a specific window of the day.";
         has(&shortenings(fasting), "Those who fast for health reasons typically practice intermittent fasting.");
-        let mat = "The Extra Thick Yoga Mat—now available in both 1-inch and ½-inch thicknesses—is designed to take the pressure off your joints, so you can move freely.";
+        let mat = "The Extra Thick Yoga Mat—now available in both 1-inch and ½-inch thicknesses—is designed to take the pressure off your joints, so you can move freely and confidently.";
         has(&shortenings(mat), "The Extra Thick Yoga Mat is designed to take the pressure off your joints.");
         // A "with" phrase that says which of a plural noun's things are meant stays.
         let objective = "We aimed to test the effects of an 8-week meditation app—Calm—compared to a wait-list control on stress in college students with elevated stress.";
@@ -1270,6 +1276,16 @@ mod tests {
             !shortenings(objective).iter().any(|f| f.ends_with("in college students.")),
             "{:#?}",
             shortenings(objective)
+        );
+        // Neither one adverb of a pair nor an opener whose clause's subject opens with a
+        // determiner goes alone (wcxb-4017's key points).
+        let forms = shortenings(mat);
+        assert!(!forms.iter().any(|f| f.contains("move and")), "{forms:#?}");
+        let ideal = "Ideal for hard floors and sensitive joints, the mat features a high-density, non-slip surface that keeps you stable through every pose.";
+        assert!(
+            !shortenings(ideal).iter().any(|f| f == "Ideal for hard floors and sensitive joints."),
+            "{:#?}",
+            shortenings(ideal)
         );
         let otters = "Otters—once nearly gone from the county—returned to the valley's rivers this spring, and volunteers counted twelve of them along the mill stream.";
         let forms = shortenings(otters);

@@ -1782,6 +1782,13 @@ pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["although", "though", "wher
 /// before the first comma is more often a clause of its own.
 pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
 
+/// Determiners that open a clause's subject after an opener's comma ("Ideal for hard floors and
+/// sensitive joints, the mat features …"; "Crafted from high-density foam, each mat delivers
+/// …"): the stretch before that comma is the opener, and a shorter form that keeps only it says
+/// nothing (`shortening::opener_alone`). Written for wcxb-4017's key points.
+pub const SHORTENING_SUBJECT_DETERMINERS: &[&str] =
+    &["the", "a", "an", "each", "every", "this", "these", "our", "your", "its", "their", "his", "her", "my"];
+
 /// Prepositions whose phrase sets whom or what a sentence's finding holds for ("in college
 /// students with elevated stress", "among adults with diabetes"): a "with" phrase after its plural
 /// noun says which ones, and a shorter form keeps it (`shortening::says_which_ones`).
