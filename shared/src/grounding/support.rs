@@ -457,7 +457,7 @@ impl PageIndex {
                         .any(|run| self.swaps_a_possessor(claim, run.sentence))
                     || self.splits_a_comparison(claim, &alignment)
                     || self.narrows_a_subject(&claim_words, &alignment)
-                    || self.skips_a_subject(claim, &alignment)
+                    || self.joins_across_a_clause(claim, &alignment)
                     || alignment.main_sentence().is_some_and(|main| self.swaps_a_word(&claim_words, main))
                 {
                     return Err(Rejection::Recombined { runs: alignment.runs.len() });
@@ -588,7 +588,7 @@ impl PageIndex {
         let (claim, page) = (tokens(claim), tokens(text));
         claim.windows(2).any(|pair| {
             let Some(owner) = possessor(&pair[0]) else { return false };
-            let owned_by = |k: usize, owner: &str| k < page.len() && possessor(&page[k]).is_some_and(|o| o == owner);
+            let owned_by = |k: usize, owner: &str| possessor(&page[k]).is_some_and(|o| o == owner);
             let places: Vec<usize> = (0..page.len()).filter(|&k| page[k] == pair[1]).collect();
             if places.is_empty() || places.iter().any(|&k| (k.saturating_sub(2)..k).any(|j| owned_by(j, &owner))) {
                 return false;
@@ -643,7 +643,7 @@ impl PageIndex {
     /// on readability's medicalnewstoday) from "A new study investigates when the 'a-ha!' moment
     /// takes place in the brain, and how similar it is to other brain processes.", where "brain
     /// processes" are the second clause's, and what the study investigates is the first's.
-    fn skips_a_subject(&self, claim: &str, alignment: &align::Alignment) -> bool {
+    fn joins_across_a_clause(&self, claim: &str, alignment: &align::Alignment) -> bool {
         let claim_at = text::content_words_at(claim);
         let claim_tokens = text::lower_words(claim);
         let mut start = 0;
@@ -660,19 +660,15 @@ impl PageIndex {
                 return false;
             }
             let page = text::lower_words(&sentence.text);
-            let subject = |t: usize| {
-                t > 0
-                    && CLAUSE_SUBJECT_PRONOUNS.contains(&page[t].as_str())
-                    && SUBJECT_CLAUSE_OPENERS.contains(&page[t - 1].as_str())
+            // The page word at `t`, after one of SUBJECT_CLAUSE_OPENERS, of a kind.
+            let after_opener = |t: usize, kind: &[&str]| {
+                t > 0 && kind.contains(&page[t].as_str()) && SUBJECT_CLAUSE_OPENERS.contains(&page[t - 1].as_str())
             };
+            let subject = |t: usize| after_opener(t, CLAUSE_SUBJECT_PRONOUNS);
+            let clause = |t: usize| after_opener(t, CLAUSE_OPENERS);
             run.matched.windows(2).enumerate().any(|(k, pair)| {
                 let (Some(from), Some(to)) = (at.get(pair[0]), at.get(pair[1])) else { return false };
                 let claim_between = &claim_tokens[claim_at[run_start + k].0 + 1..claim_at[run_start + k + 1].0];
-                let clause = |t: usize| {
-                    t > 0
-                        && CLAUSE_OPENERS.contains(&page[t].as_str())
-                        && SUBJECT_CLAUSE_OPENERS.contains(&page[t - 1].as_str())
-                };
                 (from.0 + 1..to.0).any(|t| {
                     (subject(t) && !claim_between.contains(&page[t]))
                         || (clause(t) && !claim_between.contains(&page[t - 1]))

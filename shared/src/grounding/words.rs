@@ -1118,11 +1118,11 @@ pub const COREFERENCE_DETERMINERS: &[&str] =
 /// Pronouns that are a clause's own subject right after one of [`SUBJECT_CLAUSE_OPENERS`] ("… off
 /// your joints so you can move freely"): the words after them are that subject's doing, not the
 /// sentence's subject's. "It" is left out: "so it can" most often speaks of that same subject.
-/// Written for `PageIndex::skips_a_subject`.
+/// Written for `PageIndex::joins_across_a_clause`.
 pub const CLAUSE_SUBJECT_PRONOUNS: &[&str] = &["i", "you", "we", "they", "he", "she"];
 
 /// Words after which a subject pronoun starts a clause of its own: the joiners and
-/// subordinators, and "that" and "as". Written for `PageIndex::skips_a_subject`.
+/// subordinators, and "that" and "as". Written for `PageIndex::joins_across_a_clause`.
 pub const SUBJECT_CLAUSE_OPENERS: &[&str] = &[
     "and", "but", "or", "so", "yet", "that", "as", "because", "since", "when", "while", "if", "unless", "until",
     "once", "whereas", "although", "though", "where",
