@@ -14,12 +14,13 @@ use super::words::{
     LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_AGENT_VERB_LEADS,
     SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
     SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS,
-    SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS,
-    SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
-    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS,
-    SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS,
-    SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS, SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
+    SHORTENING_FRAMING_PARTICIPLES, SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS,
+    SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS,
+    SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS,
+    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS,
+    SHORTENING_RELATIVE_CONTINUATIONS, SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS,
+    SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -296,24 +297,34 @@ fn half_a_pair(form: &str) -> bool {
 /// plan)[, we ensured …]", "Another degree focused on visual design[, ASU Online's …]").
 fn opener_alone(tokens: &[&str], tail: &Cut) -> bool {
     let first_mark = tokens.iter().position(|t| marked(t));
-    let Some(next) = tokens.get(tail.start) else { return false };
-    let subject = SUBJECT_PRONOUNS.contains(&lower(next).as_str())
-        // A name opening a list's next item is no subject ("… on the Flex Consumption plan,
-        // Azure App Service plan, Premium plan, or …").
-        || (next.starts_with(char::is_uppercase) && *next != "I" && !list_after(tokens, tail.start))
-        // A determiner opening the subject's noun phrase ("Ideal for hard floors and sensitive
-        // joints[, the mat features …]", wcxb-4017's key point).
-        || (SHORTENING_SUBJECT_DETERMINERS.contains(&lower(next).as_str()) && !list_after(tokens, tail.start));
-    // A stretch with an auxiliary verb is a clause of its own.
-    let clause = tokens[..tail.start].iter().any(|t| {
-        let word = lower(t.trim_end_matches([',', ';', ':'])).replace('’', "'");
-        BE_FORMS.contains(&word.as_str()) || AUXILIARY_VERBS.contains(&word.as_str())
-    });
     // The stretch up to the sentence's first mark, or one opening with a preposition whatever
     // lists it holds ("With regular updates that ensure a constant evolution of gameplay,
     // features, and heroes[, Dota 2 has taken on …]").
     let opens_with_phrase = tokens.first().is_some_and(|t| SHORTENING_PREPOSITION_STARTS.contains(&lower(t).as_str()));
-    (first_mark.is_some_and(|k| k + 1 == tail.start) || opens_with_phrase) && subject && !clause
+    (first_mark.is_some_and(|k| k + 1 == tail.start) || opens_with_phrase)
+        && subject_at(tokens, tail.start)
+        && !holds_a_verb(&tokens[..tail.start])
+}
+
+/// Whether the token at `at` opens a clause's subject: a pronoun ([`SUBJECT_PRONOUNS`]), a name
+/// not opening a list's next item ("… on the Flex Consumption plan, Azure App Service plan,
+/// Premium plan, or …" is no subject), or a determiner opening its noun phrase
+/// ([`SHORTENING_SUBJECT_DETERMINERS`]: "Ideal for hard floors and sensitive joints[, the mat
+/// features …]", wcxb-4017's key point).
+fn subject_at(tokens: &[&str], at: usize) -> bool {
+    let Some(next) = tokens.get(at) else { return false };
+    SUBJECT_PRONOUNS.contains(&lower(next).as_str())
+        || (next.starts_with(char::is_uppercase) && *next != "I" && !list_after(tokens, at))
+        || (SHORTENING_SUBJECT_DETERMINERS.contains(&lower(next).as_str()) && !list_after(tokens, at))
+}
+
+/// Whether a stretch holds a form of "be" or an auxiliary verb: it is a clause of its own, not
+/// an opener.
+fn holds_a_verb(stretch: &[&str]) -> bool {
+    stretch.iter().any(|t| {
+        let word = lower(t.trim_end_matches([',', ';', ':'])).replace('’', "'");
+        BE_FORMS.contains(&word.as_str()) || AUXILIARY_VERBS.contains(&word.as_str())
+    })
 }
 
 /// Every set of one to [`SHORTENING_MAX_CUTS`] cuts from `cuts[from..]` that do not overlap,
@@ -343,7 +354,16 @@ fn cuts(tokens: &[&str]) -> Vec<Cut> {
     };
     // An opener: its first comma, within the first few words, not a subject with an aside
     // after it.
-    let after_opener = opener_end(tokens, lead_reach(&lower(tokens.first().copied().unwrap_or_default())));
+    // A participle's phrase longer than a short opener is one only before its clause's subject
+    // ("Keeping small businesses and startups safe from hackers, data breaches, … requires …"
+    // opens with its subject).
+    let first = lower(tokens.first().copied().unwrap_or_default());
+    let long_phrase = |end: usize| {
+        end > SHORTENING_MAX_ITEM_WORDS
+            && describes_the_subject(&first)
+            && (!subject_at(tokens, end) || holds_a_verb(&tokens[..end]))
+    };
+    let after_opener = opener_end(tokens, lead_reach(&first)).filter(|&end| !long_phrase(end));
     let lead_end = after_opener.filter(|&end| {
         tokens[end - 1].ends_with([',', ':'])
             && end < n
@@ -571,11 +591,22 @@ fn opener_end(tokens: &[&str], reach: usize) -> Option<usize> {
 /// clause after it stands without ("While a manual toothbrush can get the job done,", wcxb-4833)
 /// runs longer than a short opener ("In addition,").
 fn lead_reach(first: &str) -> usize {
-    if SHORTENING_CONCESSIVE_OPENERS.contains(&first) {
+    if SHORTENING_CONCESSIVE_OPENERS.contains(&first) || describes_the_subject(first) {
         SHORTENING_CONCESSIVE_LEAD_TOKENS
     } else {
         SHORTENING_MAX_ITEM_WORDS
     }
+}
+
+/// Whether an opener starting with `first` (lower case) is a participle's phrase that describes
+/// the clause's subject ("Using Smart Deter enhanced with computer vision chip technology, the
+/// Doorbell Camera Pro intuitively detects deliveries and lurkers."; "Crafted from high-density
+/// foam, each ultra-supportive mat …", wcxb dev key points): the clause stands without it. Not
+/// one that sets the frame the claim holds in ([`SHORTENING_FRAMING_PARTICIPLES`]: "Adjusted for
+/// inflation, …", "Compared with last year, …").
+fn describes_the_subject(first: &str) -> bool {
+    (participle(first) || (first.chars().count() > 4 && first.ends_with("ing")))
+        && !SHORTENING_FRAMING_PARTICIPLES.contains(&first)
 }
 
 /// Whether a piece a shortening would leave out (with the marks around it) opens with a
@@ -1287,6 +1318,14 @@ mod tests {
             "{:#?}",
             shortenings(ideal)
         );
+        // A participle's phrase describing the subject goes as an opener, however long; one that
+        // sets the claim's frame does not, nor a gerund that is the subject.
+        let doorbell = "Using Smart Deter enhanced with computer vision chip technology, the Doorbell Camera Pro intuitively detects deliveries and lurkers.";
+        has(&shortenings(doorbell), "The Doorbell Camera Pro detects deliveries and lurkers.");
+        let measured = "Measured with computer vision chip technology, the Doorbell Camera Pro intuitively detects deliveries and lurkers.";
+        assert!(shortenings(measured).is_empty(), "{:#?}", shortenings(measured));
+        let keeping = "Keeping small businesses and startups safe from hackers, data breaches, and losses of sensitive personal information requires more than antivirus software or a firewall.";
+        assert!(!shortenings(keeping).iter().any(|f| f.ends_with("from hackers.")), "{:#?}", shortenings(keeping));
         let otters = "Otters—once nearly gone from the county—returned to the valley's rivers this spring, and volunteers counted twelve of them along the mill stream.";
         let forms = shortenings(otters);
         has(&forms, "Otters—once nearly gone from the county—returned to the valley's rivers this spring.");

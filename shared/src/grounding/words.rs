@@ -1782,6 +1782,45 @@ pub const SHORTENING_CONCESSIVE_OPENERS: &[&str] = &["although", "though", "wher
 /// before the first comma is more often a clause of its own.
 pub const SHORTENING_CONCESSIVE_LEAD_TOKENS: usize = 10;
 
+/// Participles whose opening phrase sets the frame a claim holds in rather than describing its
+/// subject: left out, "Adjusted for inflation, prices rose 3%" says more than the page. A long
+/// opener starting with any other participle may go (`shortening::describes_the_subject`).
+pub const SHORTENING_FRAMING_PARTICIPLES: &[&str] = &[
+    "adjusted",
+    "compared",
+    "based",
+    "assuming",
+    "given",
+    "considering",
+    "excluding",
+    "including",
+    "accounting",
+    "depending",
+    "according",
+    "judging",
+    "measured",
+    "speaking",
+    "counting",
+    "allowing",
+    "provided",
+    "granted",
+    "barring",
+    "pending",
+    "regarding",
+    "concerning",
+    "following",
+    "during",
+    "notwithstanding",
+    "calculated",
+    "estimated",
+    "ranked",
+    "weighted",
+    "controlling",
+    "starting",
+    "beginning",
+    "ending",
+];
+
 /// Determiners that open a clause's subject after an opener's comma ("Ideal for hard floors and
 /// sensitive joints, the mat features …"; "Crafted from high-density foam, each mat delivers
 /// …"): the stretch before that comma is the opener, and a shorter form that keeps only it says
