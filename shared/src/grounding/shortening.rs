@@ -6,7 +6,8 @@
 //! pieces dropped. [`shortenable`] says whether a sentence is worth asking about at all.
 
 use super::support::{
-    Rejection, Voice, anchored, dangling, first_person, is_fragment, opens_clause_at_end, participle, waits_for_tail,
+    Rejection, Voice, anchored, clause_verb, dangling, first_person, is_fragment, opens_clause_at_end, participle,
+    waits_for_tail,
 };
 use super::text;
 use super::words::{
@@ -321,10 +322,7 @@ fn subject_at(tokens: &[&str], at: usize) -> bool {
 /// Whether a stretch holds a form of "be" or an auxiliary verb: it is a clause of its own, not
 /// an opener.
 fn holds_a_verb(stretch: &[&str]) -> bool {
-    stretch.iter().any(|t| {
-        let word = lower(t.trim_end_matches([',', ';', ':'])).replace('’', "'");
-        BE_FORMS.contains(&word.as_str()) || AUXILIARY_VERBS.contains(&word.as_str())
-    })
+    stretch.iter().any(|t| clause_verb(&lower(t.trim_end_matches([',', ';', ':']))))
 }
 
 /// Every set of one to [`SHORTENING_MAX_CUTS`] cuts from `cuts[from..]` that do not overlap,

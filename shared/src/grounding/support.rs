@@ -599,6 +599,15 @@ impl PageIndex {
         })
     }
 
+    /// A page sentence's content words, each with its place among the sentence's words
+    /// ([`text::content_words_at`]), when they are the words the alignment counted (`sequences`):
+    /// the positions a run matched can then be read as places in the sentence. None for the title,
+    /// or when the two counts differ.
+    fn word_places(&self, sentence: usize) -> Option<Vec<(usize, String)>> {
+        let at = text::content_words_at(&self.sentences.get(sentence)?.text);
+        (self.sequences.get(sentence).map(Vec::len) == Some(at.len())).then_some(at)
+    }
+
     /// Whether the claim puts a modifier from one page sentence before a noun that the next
     /// sentence it restates says in general: "Intermittent fasting is a common practice." (the
     /// gist SmolLM2-135M gave wcxb-4530, cut to "Intermittent fasting—a common practice.") joins
@@ -622,10 +631,7 @@ impl PageIndex {
                 return false;
             }
             // The noun as the sentence writes it, and the word before it.
-            let at = text::content_words_at(&sentence.text);
-            if at.len() != sequence.len() {
-                return false;
-            }
+            let Some(at) = self.word_places(run.sentence) else { return false };
             let raw = text::lower_words(&sentence.text);
             let position = at[run.first - 1].0;
             position == 0 || !COREFERENCE_DETERMINERS.contains(&raw[position - 1].as_str())
@@ -650,15 +656,13 @@ impl PageIndex {
         alignment.runs.iter().any(|run| {
             let run_start = start;
             start += run.words;
-            let Some(sentence) = self.sentences.get(run.sentence) else { return false };
-            let at = text::content_words_at(&sentence.text);
             // Positions are counted as the alignment counted them, or not compared at all.
-            if run.matched.len() != run.words
-                || claim_at.len() < start
-                || self.sequences.get(run.sentence).is_none_or(|sequence| sequence.len() != at.len())
-            {
+            if run.matched.len() != run.words || claim_at.len() < start {
                 return false;
             }
+            let (Some(sentence), Some(at)) = (self.sentences.get(run.sentence), self.word_places(run.sentence)) else {
+                return false;
+            };
             let page = text::lower_words(&sentence.text);
             // The page word at `t`, after one of SUBJECT_CLAUSE_OPENERS, of a kind.
             let after_opener = |t: usize, kind: &[&str]| {
@@ -1027,6 +1031,14 @@ pub(super) fn participle(word: &str) -> bool {
     (word.len() > 3 && word.ends_with("ed")) || IRREGULAR_PARTICIPLES.contains(&word.to_lowercase().as_str())
 }
 
+/// Whether a lower-case word is a form of "be" or an auxiliary verb ([`BE_FORMS`],
+/// [`AUXILIARY_VERBS`]; a curly apostrophe read as a straight one): a stretch holding one is a
+/// clause of its own.
+pub(super) fn clause_verb(word: &str) -> bool {
+    let word = word.replace('’', "'");
+    BE_FORMS.contains(&word.as_str()) || AUXILIARY_VERBS.contains(&word.as_str())
+}
+
 /// Whether a sentence is a past participle's phrase alone: it opens with the participle and a
 /// preposition ([`RUN_RELATION_WORDS`]), and holds no comma after which its clause could stand
 /// and no form of "be" or auxiliary verb of a clause of its own. "Crafted from high-density
@@ -1035,10 +1047,7 @@ pub(super) fn participle(word: &str) -> bool {
 /// crafted. "Speed of light is constant." has its verb.
 fn participle_phrase_alone(body: &str) -> bool {
     let words = text::lower_words(body);
-    let clause_verb = words.iter().any(|w| {
-        let w = w.replace('’', "'");
-        BE_FORMS.contains(&w.as_str()) || AUXILIARY_VERBS.contains(&w.as_str())
-    });
+    let clause_verb = words.iter().any(|w| clause_verb(w));
     words.len() >= 2
         && participle(&words[0])
         && RUN_RELATION_WORDS.contains(&words[1].as_str())
