@@ -260,11 +260,28 @@ const UNFAITHFUL_SHORTENINGS: &[(&str, &str, &str, &str)] = &[
 /// shortenings are refused too ("Graduation parties are great way to commemorate years of hard
 /// work." drops a clause no comma sets off). None of those is listed here; what is listed must be
 /// released.
-const FAITHFUL_SHORTENINGS: &[(&str, &str, &str)] = &[(
-    "wcxb-0119",
-    "This practice enhances attentional networks, regulates the default mode network, and improves stress response, offering long-term cognitive protection.",
-    "This practice enhances attentional networks and regulates the default mode network.",
-)];
+const FAITHFUL_SHORTENINGS: &[(&str, &str, &str)] = &[
+    (
+        "wcxb-0119",
+        "This practice enhances attentional networks, regulates the default mode network, and improves stress response, offering long-term cognitive protection.",
+        "This practice enhances attentional networks and regulates the default mode network.",
+    ),
+    (
+        "wcxb-1222",
+        "A framework provides a stable, well-defined structure for a software system and libraries of reusable code that can be used to accelerate development.",
+        "A framework provides a stable, well-defined structure for a software system and libraries of reusable code.",
+    ),
+    (
+        "wcxb-0563",
+        "I make a lot of smash burgers and you really need to scrape well to turn them over so I don't want anything flimsy.",
+        "I make a lot of smash burgers and you need to scrape well to turn them over.",
+    ),
+    (
+        "wcxb-4317",
+        "Be careful, read the manuals on every tool you own so you know the good and bad.",
+        "Be careful, read the manuals on every tool you own.",
+    ),
+];
 
 #[test]
 fn shortenings_that_change_what_their_sentence_says_are_refused() {
@@ -285,7 +302,10 @@ fn faithful_shortenings_are_released() {
     for (name, source, claim) in FAITHFUL_SHORTENINGS {
         let index = page(name);
         assert!(index.text().contains(source), "{name}: the source sentence is not on the page");
-        if let Err(rejection) = index.check(claim).map(|_| ()).and_then(|()| grounding::shortens(claim, source)) {
+        // Checked in its sentence's voice, as the summary does: a first-person sentence is
+        // shortened into its author's quoted words.
+        let checked = index.check_as(claim, grounding::voice(source)).map(|_| ());
+        if let Err(rejection) = checked.and_then(|()| grounding::shortens(claim, source)) {
             refused.push(format!("{name}: {claim:?} was refused: {rejection:?}"));
         }
     }
@@ -304,7 +324,7 @@ fn every_shorter_form_offered_passes_the_gate_and_none_is_a_refused_shortening()
     for (name, source) in sources {
         let index = page(name);
         for form in grounding::shortenings(source) {
-            if let Err(rejection) = index.check(&form) {
+            if let Err(rejection) = index.check_as(&form, grounding::voice(source)) {
                 wrong.push(format!("{name}: {form:?} was refused by the gate: {rejection:?}"));
             }
             if UNFAITHFUL_SHORTENINGS.iter().any(|(_, _, claim, _)| *claim == form) {

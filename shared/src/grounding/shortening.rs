@@ -12,16 +12,16 @@ use super::support::{
 use super::text;
 use super::words::{
     AUXILIARY_VERBS, BE_FORMS, CLAUSE_BREAKS, CONDITION_WORDS, DEMONSTRATIVES, LIMIT_LEAD_MAX_TOKENS, LIMIT_TAIL_WORDS,
-    LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_AGENT_VERB_LEADS,
-    SHORTENING_ASIDE_OPENERS, SHORTENING_CONCESSIVE_LEAD_TOKENS, SHORTENING_CONCESSIVE_OPENERS,
-    SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS, SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS,
-    SHORTENING_FRAMING_PARTICIPLES, SHORTENING_FREE_WORDS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS,
-    SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS,
-    SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS,
-    SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS,
-    SHORTENING_RELATIVE_CONTINUATIONS, SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS,
-    SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
-    SUBJECT_PRONOUNS, SUBORDINATORS,
+    LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ADJECTIVE_ENDINGS,
+    SHORTENING_AGENT_VERB_LEADS, SHORTENING_ASIDE_OPENERS, SHORTENING_BETWEEN_REACH, SHORTENING_CONCESSIVE_LEAD_TOKENS,
+    SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS,
+    SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FRAMING_PARTICIPLES, SHORTENING_FREE_WORDS,
+    SHORTENING_HALF_PAIRS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS,
+    SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
+    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS,
+    SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS,
+    SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS, SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS,
+    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -42,17 +42,31 @@ pub fn shortening_choice(sentence: &str) -> Option<Vec<String>> {
 }
 
 /// The shorter forms of `sentence` a gist may be, however few: none for a question, an
-/// exclamation or a sentence too short to lose words ([`SHORTENABLE_MIN_CONTENT_WORDS`]). A
+/// exclamation's whole clause or a sentence too short to lose words
+/// ([`SHORTENABLE_MIN_CONTENT_WORDS`]). A
 /// sentence with only one is no choice of its own, but it can be one of a choice among several
 /// sentences' forms (the page's main point).
 pub fn shorter_forms(sentence: &str) -> Vec<String> {
     let sentence = sentence.trim();
-    if matches!(text::end_mark(sentence), Some('?' | '!'))
+    let exclaims = text::end_mark(sentence) == Some('!');
+    if text::end_mark(sentence) == Some('?')
+        || (exclaims && exclamatory_opening(sentence))
         || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS
     {
         return Vec::new();
     }
-    shortenings(sentence)
+    let forms = shortenings(sentence);
+    // An exclamation's mark is its last clause's: with that clause left out, what is kept is a
+    // statement and ends with a full stop ("We've exceeded our own expectations of what we could
+    // do this year[, and we've already applied for funding … can do]!", wcxb-0549's key point);
+    // kept, the line would still exclaim, and Laika's lines do not.
+    if exclaims { forms.into_iter().filter(|f| !f.ends_with('!')).collect() } else { forms }
+}
+
+/// Whether a sentence opens as an exclamation does ("What a day it was!", "How well it works!"),
+/// not as a statement: no part of it is one.
+fn exclamatory_opening(sentence: &str) -> bool {
+    matches!(text::lower_words(sentence).first().map(String::as_str), Some("what" | "how" | "so" | "such"))
 }
 
 /// Whose words a shortening of `source` is shown as: a sentence its author wrote in the first
@@ -148,11 +162,24 @@ pub fn shortenings(source: &str) -> Vec<String> {
             other => (other, None),
         };
         let subject = kept_lead.map_or(form.clone(), |lead| tokens[lead.end..].join(" "));
+        // An opening phrase of circumstance kept (one past a short opener's reach, which only a
+        // tail after the clause may follow: [`phrase_opener_end`]), the clause after it says
+        // something of its own, as a shortening must: "In addition to a new screen with vivid
+        // colors and sharp contrast, the Nintendo Switch[ - OLED model includes …]" (wcxb-4224's
+        // key point) kept the phrase and a subject.
+        let after_phrase = match phrase_opener_end(&tokens) {
+            Some(end) if kept_lead.is_none() && dropped_lead.is_none() => {
+                let clause = form.split_whitespace().skip(end).collect::<Vec<_>>().join(" ");
+                text::content_words(&clause).len() >= SHORTENING_MIN_CONTENT_WORDS && !is_fragment(&clause)
+            }
+            _ => true,
+        };
         // An opener left out, what follows must not be the second half of a pair ("[Resolve
         // complex,] yet repetitive queries with …", a wcxb dev key point's form).
         let pair_half = dropped_lead
             .is_some_and(|lead| tokens.get(lead.end).is_some_and(|t| SHORTENING_JOINERS.contains(&lower(t).as_str())));
         if !pair_half
+            && after_phrase
             && !forms.iter().any(|(_, f)| *f == form)
             && shortens(&form, source).is_ok()
             && anchored(&form).is_ok()
@@ -162,11 +189,13 @@ pub fn shortenings(source: &str) -> Vec<String> {
             && !parts_a_noun_phrase(&tokens, chosen)
             && !opens_an_aside(&form)
             && !half_a_pair(&form)
+            && !between_one(&form, source)
             && chosen.iter().find(|c| c.kind == CutKind::Tail).is_none_or(|tail| {
                 !tail_leaves_open(&tokens, tail, &form)
                     && !only_a_phrase(&tokens, &cuts, tail)
                     && !main_clause_in_tail(&tokens, &cuts, tail)
                     && !opener_alone(&tokens, tail)
+                    && !dash_stub(&tokens, tail)
             })
         {
             forms.push((chosen.len(), form));
@@ -284,10 +313,27 @@ fn opens_an_aside(form: &str) -> bool {
 
 /// Whether a form keeps the first half of "not only … but (also)" without the second ("The Rode
 /// NT1 … is not only eminently suited to recording speech and vocals.", a wcxb dev key point's
-/// form whose sentence went on "…: Its high maximum SPL also means …").
+/// form whose sentence went on "…: Its high maximum SPL also means …"; "A bright, healthy smile
+/// isn't just about looking great.", wcxb-1781's, whose "—it's essential for your overall
+/// well-being" was left out): [`SHORTENING_HALF_PAIRS`].
 fn half_a_pair(form: &str) -> bool {
-    let lower = form.to_lowercase();
-    lower.find("not only").is_some_and(|at| !lower[at..].contains(" but "))
+    let lower = form.to_lowercase().replace('’', "'");
+    SHORTENING_HALF_PAIRS.iter().any(|half| lower.find(half).is_some_and(|at| !lower[at..].contains(" but ")))
+}
+
+/// Whether a form keeps "between" and only one of the two things its sentence has it between:
+/// "We should always think what to choose between a predictable, step-by-step workflow where you
+/// control every action[, or an autonomous agent …]." (wcxb-0472's key point). "… toggle between
+/// the title tabs." names both in one.
+fn between_one(form: &str, source: &str) -> bool {
+    let pair = |w: &String| w == "and" || w == "or";
+    let (form, source) = (text::lower_words(form), text::lower_words(source));
+    let betweens = |words: &[String]| {
+        words.iter().enumerate().filter(|(_, w)| *w == "between").map(|(i, _)| i).collect::<Vec<_>>()
+    };
+    betweens(&form).into_iter().zip(betweens(&source)).any(|(at, at_source)| {
+        !form[at..].iter().any(pair) && source[at_source..].iter().take(SHORTENING_BETWEEN_REACH).any(pair)
+    })
 }
 
 /// Whether a form keeps only what stands before its sentence's first mark when the words after
@@ -302,7 +348,10 @@ fn opener_alone(tokens: &[&str], tail: &Cut) -> bool {
     // lists it holds ("With regular updates that ensure a constant evolution of gameplay,
     // features, and heroes[, Dota 2 has taken on …]").
     let opens_with_phrase = tokens.first().is_some_and(|t| SHORTENING_PREPOSITION_STARTS.contains(&lower(t).as_str()));
+    // A semicolon ends a clause that could stand alone, never an opener ("… offer comprehensive
+    // packages that serve as your primary coverage[; they'll take care of …]", wcxb-0070).
     (first_mark.is_some_and(|k| k + 1 == tail.start) || opens_with_phrase)
+        && !tokens[tail.start - 1].ends_with(';')
         && subject_at(tokens, tail.start)
         && !holds_a_verb(&tokens[..tail.start])
 }
@@ -314,7 +363,9 @@ fn opener_alone(tokens: &[&str], tail: &Cut) -> bool {
 /// features …]", wcxb-4017's key point).
 fn subject_at(tokens: &[&str], at: usize) -> bool {
     let Some(next) = tokens.get(at) else { return false };
-    SUBJECT_PRONOUNS.contains(&lower(next).as_str())
+    // A pronoun with its verb joined on is one too ("it’s possible to …", wcxb-4508's key point).
+    let pronoun = lower(next).split(['’', '\'']).next().unwrap_or_default().to_string();
+    SUBJECT_PRONOUNS.contains(&pronoun.as_str())
         || (next.starts_with(char::is_uppercase) && *next != "I" && !list_after(tokens, at))
         || (SHORTENING_SUBJECT_DETERMINERS.contains(&lower(next).as_str()) && !list_after(tokens, at))
 }
@@ -496,15 +547,65 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
     }
     let aside_mark = |k: usize| asides.iter().any(|c| c.start == k + 1 || c.end == k + 1);
     let own = if marked(tokens[tail.start - 1]) { tail.start - 1 } else { tail.start };
-    match (0..own).rev().find(|&k| !dropped(k) && mark_kept(k) && !aside_mark(k)) {
+    match (0..own).rev().find(|&k| !dropped(k) && mark_kept(k) && !aside_mark(k) && !adjective_comma(tokens, k)) {
         None => true,
         Some(k) => {
             cuts.iter().any(|c| c.kind == CutKind::Lead && c.end == k + 1)
+                || phrase_opener_end(tokens) == Some(k + 1)
                 || (k + 1..own)
                     .find(|&j| !dropped(j))
                     .is_some_and(|j| SHORTENING_JOINERS.contains(&lower(tokens[j]).as_str()))
         }
     }
+}
+
+/// Where the sentence's opening phrase of circumstance ends, however long, when it is one: the
+/// sentence opens with a preposition ([`SHORTENING_PREPOSITION_STARTS`]), its first mark is a
+/// comma with no verb before it, and the clause's subject follows ("In his five-year actuarial
+/// career, Manpreet Mann has worked at both a carrier and a consulting firm[, first at The
+/// Hanover and now at Aon].", wcxb-0370's key point). A shorter form may not leave it out past a
+/// short opener's reach (it may set the scope the claim holds in), but the clause after it is the
+/// sentence's own, and a tail after that clause may go.
+fn phrase_opener_end(tokens: &[&str]) -> Option<usize> {
+    let first = lower(tokens.first()?);
+    let end = tokens.iter().position(|t| marked(t))? + 1;
+    (SHORTENING_PREPOSITION_STARTS.contains(&first.as_str())
+        && tokens[end - 1].ends_with(',')
+        && !holds_a_verb(&tokens[..end])
+        && subject_at(tokens, end))
+    .then_some(end)
+}
+
+/// Whether a tail from a clause break's word starts right after a dash and so few words that the
+/// dash keeps nothing: "… more quickly, easily, and affordably — all[ while delivering
+/// native-like features]." (wcxb-0713's key point). Cut at the dash, the stretch goes whole.
+fn dash_stub(tokens: &[&str], tail: &Cut) -> bool {
+    let Some(at) = tokens[..tail.start].iter().rposition(|t| dash(t)) else { return false };
+    !marked(tokens[tail.start - 1])
+        && !tokens[at + 1..tail.start].iter().any(|t| marked(t))
+        && text::content_words(&tokens[at + 1..tail.start].join(" ")).is_empty()
+}
+
+/// Whether the comma of token `k` parts two adjectives of one noun phrase, the first right after
+/// its article, each a compound or with an adjective's ending ([`SHORTENING_ADJECTIVE_ENDINGS`]):
+/// "A framework provides a stable, well-defined structure for a software system …" (wcxb-1222's
+/// key point). A noun there is an apposition's or a list's ("a checklist, such as …", "the
+/// Highline, one of …", wcxb dev key points whose clause such a comma left waiting). It is the phrase's, not a clause's, and a tail after the clause may
+/// go. An aside opening there ("The festival, held every June, …") is one the sentence sets off
+/// on both sides, which `clause_done` reads first.
+fn adjective_comma(tokens: &[&str], k: usize) -> bool {
+    let adjective = |token: &str| {
+        let word = lower(token);
+        token.starts_with(char::is_lowercase)
+            && !marked(token)
+            && (word.contains('-')
+                || SHORTENING_ADJECTIVE_ENDINGS.iter().any(|e| word.len() >= e.len() + 2 && word.ends_with(e)))
+    };
+    k >= 1
+        && tokens[k].ends_with(',')
+        && SHORTENING_PHRASE_ARTICLES.contains(&lower(tokens[k - 1]).as_str())
+        && adjective(tokens[k].trim_end_matches(','))
+        && tokens.get(k + 1).is_some_and(|next| adjective(next))
 }
 
 /// Whether a form cut before `tail` leaves its clause waiting: a clause opener among its last
@@ -981,7 +1082,8 @@ fn droppable(stretch: &str, piece: Piece) -> bool {
         // Not what the writer set against the kept clause ([`SHORTENING_CONTRAST_WORDS`]).
         Piece::Tail => {
             let first = trimmed.trim_start_matches(MARKS).split_whitespace().next().map(lower).unwrap_or_default();
-            (set_off_before || CLAUSE_BREAKS.iter().any(|b| stretch.starts_with(b)))
+            let lower = stretch.to_lowercase();
+            (set_off_before || CLAUSE_BREAKS.iter().any(|b| lower.starts_with(b)))
                 && !SHORTENING_CONTRAST_WORDS.contains(&first.as_str())
         }
     }
@@ -1566,5 +1668,124 @@ mod tests {
         assert!(shortenings(post).contains(&"I'm happy to announce RC1 of NodeBB v4.".to_string()));
         assert_eq!(quote("I'm happy to announce RC1 of NodeBB v4."), "“I'm happy to announce RC1 of NodeBB v4.”");
         assert_eq!(quote("I call it \"the plan\" and “my map”."), "“I call it ‘the plan’ and ‘my map’.”");
+    }
+
+    #[test]
+    fn a_long_opening_phrase_stays_and_the_clause_after_it_may_lose_its_tail() {
+        // wcxb-0370's key point: the phrase is no short opener, but the clause after it is the
+        // sentence's own.
+        let career = "In his five-year actuarial career, Manpreet Mann has worked at both a carrier and a consulting firm, first at The Hanover and now at Aon.";
+        let forms = shortenings(career);
+        assert!(
+            forms.contains(
+                &"In his five-year actuarial career, Manpreet Mann has worked at both a carrier and a consulting firm."
+                    .to_string()
+            ),
+            "{forms:#?}"
+        );
+        // The phrase itself still goes only as a short opener does (it may set a scope).
+        assert!(!forms.iter().any(|f| f.starts_with("Manpreet")), "{forms:#?}");
+        assert!(!forms.iter().any(|f| f == "In his five-year actuarial career."), "{forms:#?}");
+        // Kept, the phrase needs a clause after it that says something (wcxb-4224).
+        let switch = "In addition to a new screen with vivid colors and sharp contrast, the Nintendo Switch - OLED model includes a wide adjustable stand for more comfortable viewing angles, a dock with a wired LAN port for TV mode, and enhanced audio.";
+        assert!(!shortenings(switch).iter().any(|f| f.ends_with("the Nintendo Switch.")), "{:#?}", shortenings(switch));
+        // A phrase before a list is none: "In Paris, London and Rome, prices rose …".
+        assert_eq!(phrase_opener_end(&["In", "Paris,", "London", "and", "Rome,", "prices", "rose."]), None);
+    }
+
+    #[test]
+    fn a_tail_does_not_leave_a_dash_with_nothing_after_it() {
+        // wcxb-0713's key point: "— all" alone said nothing.
+        let app = "With a progressive application, you need just one team to build a single multi-platform app more quickly, easily, and affordably — all while delivering native-like features.";
+        let forms = shortenings(app);
+        assert!(!forms.iter().any(|f| f.ends_with("— all.")), "{forms:#?}");
+        assert!(
+            forms.contains(&"With a progressive application, you need just one team to build a single multi-platform app more quickly, easily, and affordably.".to_string()),
+            "{forms:#?}"
+        );
+    }
+
+    #[test]
+    fn what_comes_of_a_clause_after_so_may_go() {
+        // wcxb-0563's key point: "so" before its clause's subject, no comma.
+        let burgers = "I make a lot of smash burgers and you really need to scrape well to turn them over so I don't want anything flimsy.";
+        assert_eq!(
+            shortens("I make a lot of smash burgers and you really need to scrape well to turn them over.", burgers),
+            Ok(())
+        );
+        assert!(shortenable(burgers), "{:#?}", shortenings(burgers));
+        // "so" before a word of degree is no break.
+        assert!(shortens("The sauce was good.", "The sauce was so good they asked for more.").is_err());
+    }
+
+    #[test]
+    fn an_exclamation_is_shortened_into_a_statement_only() {
+        // wcxb-0549's key point: its last clause exclaims, the first states.
+        let funding = "We've exceeded our own expectations of what we could do this year, and we've already applied for funding from NLNet again to really let NodeBB push the boundaries of what the ActivityPub protocol can do!";
+        let forms = shorter_forms(funding);
+        assert_eq!(forms, vec!["We've exceeded our own expectations of what we could do this year.".to_string()]);
+        // Nothing of an exclamation that opens as one, and no form still exclaiming.
+        assert!(
+            shorter_forms("What a wonderful season it was for the club, and the fans loved every minute of it!")
+                .is_empty()
+        );
+        let training = "As soon as possible, you’ll need to implement some puppy obedience training - the sooner you start the better!";
+        assert!(shorter_forms(training).iter().all(|f| f.ends_with('.')), "{:#?}", shorter_forms(training));
+        assert!(!shorter_forms(training).is_empty());
+    }
+
+    #[test]
+    fn a_clause_keeps_the_agent_of_a_prefixed_participle_and_its_contracted_subject() {
+        // wcxb-4913's key point: "underwritten" is "written" with a prefix.
+        let pets =
+            "Pet insurance plans are sold and underwritten by independent third-party insurance providers, not Wag!";
+        assert!(!shorter_forms(pets).iter().any(|f| f.ends_with("underwritten.")), "{:#?}", shorter_forms(pets));
+        // wcxb-4508's key point: "it’s" opens the clause the opener was cut from.
+        let game = "Using a Flea-Scope™ board running StickOS® BASIC, it’s possible to quickly build a Simple Simon game in minutes at home, using nothing but a soldering iron and a web browser!";
+        assert!(!shorter_forms(game).iter().any(|f| f.ends_with("BASIC.")), "{:#?}", shorter_forms(game));
+        // wcxb-0070's: before a semicolon is a clause of its own, whatever follows it.
+        let cover = "Companies such as Travelex and Travel Guard offer comprehensive packages that serve as your primary coverage; they'll take care of your expenses regardless of what other insurance you might have.";
+        assert!(
+            shortenings(cover).contains(&"Companies such as Travelex and Travel Guard offer comprehensive packages that serve as your primary coverage.".to_string()),
+            "{:#?}",
+            shortenings(cover)
+        );
+    }
+
+    #[test]
+    fn a_comma_between_two_adjectives_is_the_phrases_not_the_clauses() {
+        // wcxb-1222's key point: "a stable, well-defined structure" is one noun phrase.
+        let framework = "A framework provides a stable, well-defined structure for a software system and libraries of reusable code that can be used to accelerate development.";
+        assert!(
+            shortenings(framework)
+                .contains(&"A framework provides a stable, well-defined structure for a software system and libraries of reusable code.".to_string()),
+            "{:#?}",
+            shortenings(framework)
+        );
+        // A noun before the comma opens an apposition or a list, whose clause goes on after it.
+        let checklist = "Providing drivers with a checklist, such as the Vehicle Maintenance Schedule Checklist from Manifestly Checklists, encourages consistent and thorough inspections and creates a culture of accountability.";
+        assert!(
+            !shortenings(checklist).iter().any(|f| f.ends_with("Manifestly Checklists.")),
+            "{:#?}",
+            shortenings(checklist)
+        );
+        let market = "Situated under the Highline, one of New York City’s most visited tourist attractions, our Chelsea Market location captures the hustle and bustle of Chelsea’s most colorful marketplace.";
+        assert!(!shortenings(market).iter().any(|f| f.ends_with("attractions.")), "{:#?}", shortenings(market));
+    }
+
+    #[test]
+    fn a_shorter_form_keeps_both_halves_of_what_its_sentence_pairs() {
+        // wcxb-1781's key point: "isn't just about" hints at the half left out.
+        let smile =
+            "A bright, healthy smile isn't just about looking great—it's essential for your overall well-being.";
+        assert!(shortenings(smile).is_empty(), "{:#?}", shortenings(smile));
+        // wcxb-0472's: "between" one thing and nothing.
+        let choose = "We should always think what to choose between a predictable, step-by-step workflow where you control every action, or an autonomous agent that can think and decide for itself, like our lives depend on it.";
+        assert!(!shortenings(choose).iter().any(|f| f.ends_with("every action.")), "{:#?}", shortenings(choose));
+        assert!(between_one(
+            "You can toggle between the title tabs.",
+            "You can toggle between the title tabs, the navigation and the file list."
+        ));
+        assert!(!between_one("You can toggle between the title tabs.", "You can toggle between the title tabs."));
     }
 }

@@ -468,6 +468,16 @@ pub const CLAUSE_BREAKS: &[&str] = &[
     " like ",
     ", so ",
     " so that ",
+    // "so" before a clause's subject pronoun with no comma: what follows is what comes of the
+    // clause before, or what it is for ("… scrape well to turn them over[ so I don't want anything
+    // flimsy]", wcxb-0563's key point), as after ", so " or " so that ".
+    " so i ",
+    " so you ",
+    " so we ",
+    " so they ",
+    " so he ",
+    " so she ",
+    " so it ",
     " that can ",
     " to help ",
     ", with ",
@@ -701,6 +711,12 @@ pub const IRREGULAR_PARTICIPLES: &[&str] = &[
     "run", "put", "set", "cut", "left", "led", "paid", "said", "won", "hidden", "chosen", "spoken", "broken", "frozen",
     "stolen", "eaten", "fallen", "beaten", "thrown", "blown", "flown", "wrought",
 ];
+
+/// Prefixes an irregular participle keeps its kind under ([`IRREGULAR_PARTICIPLES`]):
+/// "underwritten", "rewritten", "overdone", "unseen". "Pet insurance plans are sold and
+/// underwritten[ by independent third-party insurance providers …]" (wcxb-4913's key point) was
+/// offered as a shorter form with its agent cut off.
+pub const PARTICIPLE_PREFIXES: &[&str] = &["under", "over", "re", "un", "mis", "out", "with", "fore", "up"];
 
 /// Verbs whose object waits for a "with" that says what they give, put or compare: a head cut
 /// before that "with" says something else, or nothing ("Vidyard's new video hosting platform
@@ -1546,6 +1562,24 @@ pub const SHORTENING_OBJECT_VERBS: &[&str] = &[
 /// one word are an adjective waiting for its noun ("a top-rated[, family-owned moving company,]",
 /// "focuses on a single[, in-depth area of study]"). Written for `shortening::shortenings`.
 pub const SHORTENING_PHRASE_ARTICLES: &[&str] = &["a", "an", "the"];
+
+/// Endings of English adjectives (with compounds: "well-defined"): after an article, two such
+/// words parted by a comma are one noun phrase's ("a stable, well-defined structure", wcxb-1222;
+/// "a bright, healthy smile", wcxb-1781), a noun before the comma an apposition's. The common
+/// derivational suffixes. Written for `shortening::adjective_comma`.
+pub const SHORTENING_ADJECTIVE_ENDINGS: &[&str] =
+    &["able", "ible", "al", "ful", "ous", "ive", "ic", "less", "ant", "ent", "y", "ed", "ing"];
+
+/// How many words after its "between" a sentence's "and" or "or" may stand and still join what
+/// the "between" is between ("between a predictable, step-by-step workflow where you control
+/// every action, or an autonomous agent", wcxb-0472: twelve words, "step-by-step" three). Written for
+/// `shortening::between_one`.
+pub const SHORTENING_BETWEEN_REACH: usize = 16;
+
+/// The first half of a pair whose second half ("but …", or a clause after a dash) says what the
+/// sentence claims: kept without it, a form only hints ("… isn't just about looking great."). Curly
+/// apostrophes read as straight ones. Written for `shortening::half_a_pair`.
+pub const SHORTENING_HALF_PAIRS: &[&str] = &["not only", "not just", "n't just", "n't only", "not merely"];
 
 /// Pronouns that open a clause as its subject. Written for `shortening::shortenings`.
 pub const SUBJECT_PRONOUNS: &[&str] = &["we", "i", "you", "they", "he", "she", "it"];
