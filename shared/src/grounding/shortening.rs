@@ -323,16 +323,24 @@ fn half_a_pair(form: &str) -> bool {
 
 /// Whether a form keeps "between" and only one of the two things its sentence has it between:
 /// "We should always think what to choose between a predictable, step-by-step workflow where you
-/// control every action[, or an autonomous agent …]." (wcxb-0472's key point). "… toggle between
-/// the title tabs." names both in one.
+/// control every action[, or an autonomous agent …]." (wcxb-0472's key point). The "and" or "or"
+/// is looked for within [`SHORTENING_BETWEEN_REACH`] tokens and before a colon, semicolon or dash,
+/// after which a list names what was already named whole: "a battle between two companies that
+/// both bear the Arduino name[: Arduino LLC and Arduino SRL]" (readability's lwn-1).
 fn between_one(form: &str, source: &str) -> bool {
-    let pair = |w: &String| w == "and" || w == "or";
-    let (form, source) = (text::lower_words(form), text::lower_words(source));
-    let betweens = |words: &[String]| {
-        words.iter().enumerate().filter(|(_, w)| *w == "between").map(|(i, _)| i).collect::<Vec<_>>()
+    let pair = |t: &str| matches!(lower(t).as_str(), "and" | "or");
+    let betweens = |tokens: &[&str]| {
+        tokens.iter().enumerate().filter(|(_, t)| lower(t) == "between").map(|(i, _)| i).collect::<Vec<_>>()
     };
+    let form: Vec<&str> = form.split_whitespace().collect();
+    let source: Vec<&str> = source.split_whitespace().collect();
     betweens(&form).into_iter().zip(betweens(&source)).any(|(at, at_source)| {
-        !form[at..].iter().any(pair) && source[at_source..].iter().take(SHORTENING_BETWEEN_REACH).any(pair)
+        let in_clause = source[at_source..]
+            .iter()
+            .take(SHORTENING_BETWEEN_REACH)
+            .take_while(|t| !t.ends_with([':', ';']) && !dash(t))
+            .any(|t| pair(t));
+        !form[at..].iter().any(|t| pair(t)) && in_clause
     })
 }
 
@@ -1787,5 +1795,14 @@ mod tests {
             "You can toggle between the title tabs, the navigation and the file list."
         ));
         assert!(!between_one("You can toggle between the title tabs.", "You can toggle between the title tabs."));
+        // A list after a colon names the two already named (readability's lwn-1).
+        let fight = "The current fight is a battle between two companies that both bear the Arduino name: Arduino LLC and Arduino SRL.";
+        assert!(
+            shortenings(fight).contains(
+                &"The current fight is a battle between two companies that both bear the Arduino name.".to_string()
+            ),
+            "{:#?}",
+            shortenings(fight)
+        );
     }
 }

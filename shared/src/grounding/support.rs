@@ -360,7 +360,10 @@ impl PageIndex {
             *counts.entry(word).or_default() += 1;
         }
         let short_repeat = claim_words.len() <= SHORT_LINE_CONTENT_WORDS && repeats_for_nothing(claim, &counts);
-        if counts.values().any(|&n| n > MAX_WORD_REPEATS) || short_repeat || stutters(claim) || circular(&lower) {
+        // A number's parts repeat without a loop: "4.1 in April 2014 and 4.1.1 in August" (readability's
+        // lwn-1, shortened) holds "1" three times. Numbers are checked against the page below.
+        let repeated_word = counts.iter().any(|(w, &n)| n > MAX_WORD_REPEATS && w.chars().any(char::is_alphabetic));
+        if repeated_word || short_repeat || stutters(claim) || circular(&lower) {
             return Err(Rejection::Loop);
         }
         if text::end_mark(claim) == Some('?') || QUESTION_OPENERS.iter().any(|q| lower.starts_with(&format!("{q} "))) {
@@ -2028,6 +2031,17 @@ mod tests {
         assert!(
             index()
                 .check("Local groups cleaned the river banks since 2015, said Maria Lopez of the River Trust.")
+                .is_ok()
+        );
+        // Version numbers' parts are no loop (readability's lwn-1, shortened by its sentence's form).
+        let releases = PageIndex::new(
+            "Apache OpenOffice has made two releases in the past year: 4.1 in April 2014 and 4.1.1 (described as \"a micro update\" in the release announcement) in August.",
+        );
+        assert!(
+            releases
+                .check(
+                    "Apache OpenOffice has made two releases in the past year: 4.1 in April 2014 and 4.1.1 in August."
+                )
                 .is_ok()
         );
         // A short line may name two different things with one word, each by its own modifier;

@@ -1570,11 +1570,11 @@ pub const SHORTENING_PHRASE_ARTICLES: &[&str] = &["a", "an", "the"];
 pub const SHORTENING_ADJECTIVE_ENDINGS: &[&str] =
     &["able", "ible", "al", "ful", "ous", "ive", "ic", "less", "ant", "ent", "y", "ed", "ing"];
 
-/// How many words after its "between" a sentence's "and" or "or" may stand and still join what
-/// the "between" is between ("between a predictable, step-by-step workflow where you control
-/// every action, or an autonomous agent", wcxb-0472: twelve words, "step-by-step" three). Written for
-/// `shortening::between_one`.
-pub const SHORTENING_BETWEEN_REACH: usize = 16;
+/// How many tokens after its "between" (itself included) a sentence's "and" or "or" may stand and
+/// still join what the "between" is between ("between a predictable, step-by-step workflow where
+/// you control every action, or an autonomous agent", wcxb-0472: the "or" is the eleventh).
+/// Written for `shortening::between_one`.
+pub const SHORTENING_BETWEEN_REACH: usize = 14;
 
 /// The first half of a pair whose second half ("but …", or a clause after a dash) says what the
 /// sentence claims: kept without it, a form only hints ("… isn't just about looking great."). Curly
