@@ -47,7 +47,12 @@ pub(super) struct ArenaNode<N> {
 }
 
 pub(super) struct Arena<N> {
-    pub(super) nodes: Vec<ArenaNode<N>>,
+    /// Each node boxed: a page's arena grows by pushing one node at a time, and a `Vec` of the
+    /// nodes themselves doubles as it grows, holding the old and the new buffer at once (up to
+    /// three times the nodes' size at its peak, 3.1 MB of heap for readability's nytimes-1 where
+    /// 1.9 MB hold them boxed). In the content script that peak is the tab's WASM memory for as
+    /// long as the tab lives: linear memory never shrinks (issue #25).
+    pub(super) nodes: Vec<Box<ArenaNode<N>>>,
     pub(super) body: usize,
     /// Built with `<noscript>` content shown.
     pub(super) show_noscript: bool,
@@ -73,7 +78,7 @@ impl<N: Clone> Arena<N> {
         show_noscript: bool,
         ignore_style: bool,
     ) -> Arena<N> {
-        let mut nodes: Vec<ArenaNode<N>> = Vec::new();
+        let mut nodes: Vec<Box<ArenaNode<N>>> = Vec::new();
         let root = root_handle.and_then(|h| dom.find_handle(h)).or_else(|| dom.document_element());
         let Some(root) = root else {
             return Arena {
@@ -151,7 +156,7 @@ impl<N: Clone> Arena<N> {
                     .is_some_and(|v| v.split_whitespace().any(|t| t.eq_ignore_ascii_case("articlebody")));
             let shown_noscript = show_noscript && tag == "noscript";
             let invisible = parent_invisible || hidden || (INVISIBLE_TEXT.contains(&tag.as_str()) && !shown_noscript);
-            nodes.push(ArenaNode {
+            nodes.push(Box::new(ArenaNode {
                 dom: node.clone(),
                 parent,
                 children: Vec::new(),
@@ -172,7 +177,7 @@ impl<N: Clone> Arena<N> {
                 tag_link,
                 tag_links: 0,
                 tag_link_len: 0,
-            });
+            }));
             if let Some(parent) = parent {
                 nodes[parent].children.push(index);
             }
@@ -331,7 +336,7 @@ impl<N> Arena<N> {
 /// built in document order, so the earlier siblings are already in `parent`'s children (and at
 /// the levels above, the ancestor itself is the last of its parent's). Sheets and scripts do
 /// not count: CSS-in-JS puts a `<style>` before each element, not on screen.
-pub(super) fn element_before<N>(nodes: &[ArenaNode<N>], parent: Option<usize>) -> Option<usize> {
+pub(super) fn element_before<N>(nodes: &[Box<ArenaNode<N>>], parent: Option<usize>) -> Option<usize> {
     let mut level = parent;
     for up in 0..3 {
         let at = level?;
@@ -431,7 +436,7 @@ pub(super) fn collapse_whitespace(text: &str) -> String {
 /// ("widget", "header") says nothing of what one element holds. Classes of comments, reviews and
 /// related stories are never builder classes: a long thread is most of its page and still not
 /// the article.
-pub(super) fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet<String> {
+pub(super) fn builder_classes<N>(nodes: &[Box<ArenaNode<N>>], body: usize) -> HashSet<String> {
     let total = nodes.get(body).map_or(0, |n| n.text_len);
     if total == 0 {
         return HashSet::new();
@@ -482,7 +487,7 @@ pub(super) fn builder_classes<N>(nodes: &[ArenaNode<N>], body: usize) -> HashSet
 /// Embedded social posts and the boxes wrapping them ("social-media-embed"): a tweet or an
 /// Instagram post the story quotes is its text, whatever the wrapper's name says. The
 /// embedding code gives each post a `blockquote` of a known class; a wrapper holds little more.
-pub(super) fn embedded_posts<N>(nodes: &[ArenaNode<N>], body: usize) -> Vec<bool> {
+pub(super) fn embedded_posts<N>(nodes: &[Box<ArenaNode<N>>], body: usize) -> Vec<bool> {
     let mut embeds = vec![false; nodes.len()];
     for (index, node) in nodes.iter().enumerate() {
         if node.tag != "blockquote" || node.skip || !has_word(&node.class, EMBEDDED_POST_CLASSES) {
@@ -501,7 +506,7 @@ pub(super) fn embedded_posts<N>(nodes: &[ArenaNode<N>], body: usize) -> Vec<bool
 
 /// The one element marked `itemprop="articleBody"` with 200 or more characters of visible
 /// text; none when there is none or several (a listing marking each entry's body).
-pub(super) fn declared_article<N>(nodes: &[ArenaNode<N>]) -> Option<usize> {
+pub(super) fn declared_article<N>(nodes: &[Box<ArenaNode<N>>]) -> Option<usize> {
     let mut declared =
         nodes.iter().enumerate().filter(|(_, n)| n.article_body && !n.skip && n.text_len >= ARTICLE_BODY_MIN_CHARS);
     match (declared.next(), declared.next()) {
