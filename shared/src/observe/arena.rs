@@ -123,8 +123,11 @@ impl<N: Clone> Arena<N> {
                     let panel = matches!(role.as_str(), "tabpanel" | "region")
                         || has_word(&class_id, PANEL_WORDS)
                         || names_part(&class_id, ANSWER_WORDS);
+                    // Under a hidden parent the node is hidden whatever its style says, and the
+                    // browser would compute a style for every element of a `display: none`
+                    // subtree only to be asked (cached on each, in the tab's memory): not asked.
                     let collapsed = (dom.attribute(&node, "hidden").is_some() && !streamed && !panel)
-                        || (!ignore_style && !panel && dom.is_hidden_by_style(&node));
+                        || (!ignore_style && !panel && !parent_hidden && dom.is_hidden_by_style(&node));
                     // So do collapsed disclosure panels: an accordion's answer right after the
                     // toggle that opens it (`aria-expanded="false"`, or a button holding the
                     // section's heading), whatever their class names.
