@@ -15,13 +15,14 @@ use super::words::{
     LIST_OPENERS, SHORTENABLE_MIN_CONTENT_WORDS, SHORTENABLE_MIN_FORMS, SHORTENING_ADJECTIVE_ENDINGS,
     SHORTENING_AGENT_VERB_LEADS, SHORTENING_ASIDE_OPENERS, SHORTENING_BETWEEN_REACH, SHORTENING_CONCESSIVE_LEAD_TOKENS,
     SHORTENING_CONCESSIVE_OPENERS, SHORTENING_CONDITION_OPENERS, SHORTENING_CONNECTIVE_OPENERS,
-    SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_FRAMING_PARTICIPLES, SHORTENING_FREE_WORDS,
-    SHORTENING_HALF_PAIRS, SHORTENING_JOINERS, SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS,
-    SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS, SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS,
-    SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS, SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS,
-    SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS, SHORTENING_RELATIVE_CONTINUATIONS,
-    SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS, SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS,
-    SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE, SUBJECT_PRONOUNS, SUBORDINATORS,
+    SHORTENING_CONTRAST_WORDS, SHORTENING_DOCUMENT_WORDS, SHORTENING_EXCLAMATION_OPENERS,
+    SHORTENING_FRAMING_PARTICIPLES, SHORTENING_FREE_WORDS, SHORTENING_HALF_PAIRS, SHORTENING_JOINERS,
+    SHORTENING_KEPT_LY_WORDS, SHORTENING_LIMITING_WORDS, SHORTENING_LIST_ASIDE_STARTS, SHORTENING_MAX_CANDIDATE_CUTS,
+    SHORTENING_MAX_CUTS, SHORTENING_MAX_FORMS, SHORTENING_MAX_ITEM_WORDS, SHORTENING_MIN_CONTENT_WORDS,
+    SHORTENING_OBJECT_VERBS, SHORTENING_OPENER_CLEAR_TOKENS, SHORTENING_PHRASE_ARTICLES, SHORTENING_PREPOSITION_STARTS,
+    SHORTENING_RELATIVE_CONTINUATIONS, SHORTENING_RELATIVE_WORDS, SHORTENING_SCOPE_PREPOSITIONS,
+    SHORTENING_SCOPE_REACH, SHORTENING_SUBJECT_DETERMINERS, SHORTENING_SUBJECT_STARTS, SHORTER_MAX_SHARE,
+    SUBJECT_PRONOUNS, SUBORDINATORS,
 };
 
 /// Whether a page sentence is worth asking a model to say in fewer words: long enough to lose
@@ -66,7 +67,7 @@ pub fn shorter_forms(sentence: &str) -> Vec<String> {
 /// Whether a sentence opens as an exclamation does ("What a day it was!", "How well it works!"),
 /// not as a statement: no part of it is one.
 fn exclamatory_opening(sentence: &str) -> bool {
-    matches!(text::lower_words(sentence).first().map(String::as_str), Some("what" | "how" | "so" | "such"))
+    text::lower_words(sentence).first().is_some_and(|w| SHORTENING_EXCLAMATION_OPENERS.contains(&w.as_str()))
 }
 
 /// Whose words a shortening of `source` is shown as: a sentence its author wrote in the first
@@ -328,7 +329,6 @@ fn half_a_pair(form: &str) -> bool {
 /// after which a list names what was already named whole: "a battle between two companies that
 /// both bear the Arduino name[: Arduino LLC and Arduino SRL]" (readability's lwn-1).
 fn between_one(form: &str, source: &str) -> bool {
-    let pair = |t: &str| matches!(lower(t).as_str(), "and" | "or");
     let betweens = |tokens: &[&str]| {
         tokens.iter().enumerate().filter(|(_, t)| lower(t) == "between").map(|(i, _)| i).collect::<Vec<_>>()
     };
@@ -339,8 +339,8 @@ fn between_one(form: &str, source: &str) -> bool {
             .iter()
             .take(SHORTENING_BETWEEN_REACH)
             .take_while(|t| !t.ends_with([':', ';']) && !dash(t))
-            .any(|t| pair(t));
-        !form[at..].iter().any(|t| pair(t)) && in_clause
+            .any(|t| joins_list(t));
+        !form[at..].iter().any(|t| joins_list(t)) && in_clause
     })
 }
 

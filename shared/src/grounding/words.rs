@@ -1576,6 +1576,11 @@ pub const SHORTENING_ADJECTIVE_ENDINGS: &[&str] =
 /// Written for `shortening::between_one`.
 pub const SHORTENING_BETWEEN_REACH: usize = 14;
 
+/// Words an exclamation opens with when it is one throughout ("What a day it was!", "How well it
+/// works!", "So good!", "Such a view!"): none of its parts is a statement a shorter form could
+/// keep. Written for `shortening::shorter_forms`.
+pub const SHORTENING_EXCLAMATION_OPENERS: &[&str] = &["what", "how", "so", "such"];
+
 /// The first half of a pair whose second half ("but …", or a clause after a dash) says what the
 /// sentence claims: kept without it, a form only hints ("… isn't just about looking great."). Curly
 /// apostrophes read as straight ones. Written for `shortening::half_a_pair`.
