@@ -20,7 +20,19 @@ import os from "node:os";
 import path from "node:path";
 
 const EXTENSION_ID = "aalmaaaoibklhiemdgicgkpmclfehdkb";
-const dist = path.resolve(process.env.LAIKA_DIST ?? "dist/chrome");
+// The extension as built, in a copy whose content script also keeps its WASM instance's memory
+// where this script can read it (in the content script's own isolated world, which no page
+// script sees): how much linear memory the used tab keeps is the part of its cost that is
+// Laika's own heap, and the browser's PSS is too coarse to see it move by a megabyte.
+const dist = fs.mkdtempSync(path.join(os.tmpdir(), "laika-weight-dist-"));
+fs.cpSync(path.resolve(process.env.LAIKA_DIST ?? "dist/chrome"), dist, { recursive: true });
+{
+  const file = path.join(dist, "content.js");
+  const content = fs.readFileSync(file, "utf8");
+  const init = 'await wasm.default({ module_or_path: url("pkg/laika_extension_bg.wasm") });';
+  if (!content.includes(init)) throw new Error(`content.js no longer instantiates its WASM with ${init}: update weight.mjs`);
+  fs.writeFileSync(file, content.replace(init, `globalThis.__laikaWeightMemory = (${init.slice(0, -1)}).memory;`));
+}
 const pageFile = path.resolve(process.env.LAIKA_WEIGHT_PAGE ?? "../shared/corpora/readability/nytimes-1/source.html");
 const tabs = Number(process.env.LAIKA_WEIGHT_TABS ?? 10);
 const runs = Number(process.env.LAIKA_WEIGHT_RUNS ?? 2);
@@ -90,6 +102,24 @@ function memory(profile) {
 
 const settle = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The size of the content script's WASM memory in `page` (MB), read in its isolated world. */
+async function contentWasmMemory(context, page) {
+  const cdp = await context.newCDPSession(page);
+  const contexts = [];
+  cdp.on("Runtime.executionContextCreated", (event) => contexts.push(event.context.id));
+  await cdp.send("Runtime.enable");
+  let size = null;
+  for (const contextId of contexts) {
+    const { result } = await cdp
+      .send("Runtime.evaluate", { expression: "globalThis.__laikaWeightMemory?.buffer.byteLength ?? null", contextId })
+      .catch(() => ({ result: {} }));
+    if (typeof result?.value === "number") size = result.value / MB;
+  }
+  await cdp.detach();
+  if (size === null) throw new Error("the used tab's content script keeps no WASM memory");
+  return size;
+}
+
 async function measure(config) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), `laika-weight-${config}-`));
   const args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -135,6 +165,7 @@ async function measure(config) {
       const page = await context.newPage();
       await page.goto(`chrome-extension://${EXTENSION_ID}/manifest.json`);
     }
+    let contentWasmMb = null;
     if (config === "used") {
       // The user opens Laika on the first tab and it reads the page: the sidecar, bound to the
       // tab, observes it with its own router (the content script and its WASM arrive now), as
@@ -159,6 +190,7 @@ async function measure(config) {
         return laika.backgroundHandle({ to: "tab", tabId, op: "observe", args: {} }, self);
       }, tabId);
       if (!observed?.ok) throw new Error(`observe failed: ${JSON.stringify(observed)}`);
+      contentWasmMb = await contentWasmMemory(context, pages[0]);
     }
     // Let load-time work (content scripts, WASM instantiation, GC) finish.
     await settle(Number(process.env.LAIKA_WEIGHT_SETTLE_MS ?? 4000));
@@ -193,7 +225,7 @@ async function measure(config) {
         }
       }, `${origin}/tab-${tabs - 1}.html`);
     }
-    return { config, rss_mb, pss_mb, js_heap_mb: heap / MB, last_tab_has_laika: lastTabHasLaika };
+    return { config, rss_mb, pss_mb, js_heap_mb: heap / MB, content_wasm_mb: contentWasmMb, last_tab_has_laika: lastTabHasLaika };
   } finally {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
@@ -235,7 +267,8 @@ const targets = {
 };
 // Not a target: the part of "used" no extension can avoid (an extension page's process), and the
 // part that is Laika's own (its code, instances and UI on top of that).
-const reference = { extension_page_floor_mb: floor, used_above_floor_mb: used - floor };
+const contentWasm = median(results.filter((r) => r.config === "used").map((r) => r.content_wasm_mb));
+const reference = { extension_page_floor_mb: floor, used_above_floor_mb: used - floor, used_tab_content_wasm_memory_mb: contentWasm };
 const unusedTabsClean = results.filter((r) => r.config !== "none").every((r) => !r.last_tab_has_laika);
 const report = { page: pageFile, tabs, runs, results, summary, targets, reference, unused_tabs_carry_no_laika_code: unusedTabsClean };
 if (outFile) fs.writeFileSync(outFile, JSON.stringify(report, null, 2));
@@ -255,4 +288,6 @@ console.log("");
 console.log(`loaded but unused, per tab (PSS): ${perTab.toFixed(2)} MB (target ≤ 2): ${targets.loaded_unused_per_tab_mb.met ? "met" : "NOT met"}`);
 console.log(`used in one tab (PSS): ${used.toFixed(1)} MB (target ≤ 30): ${targets.used_in_one_tab_mb.met ? "met" : "NOT met"}`);
 console.log(`  of which any extension page costs (PSS): ${floor.toFixed(1)} MB; Laika's own: ${(used - floor).toFixed(1)} MB`);
+console.log(`  the used tab's content-script WASM memory after observing the page: ${contentWasm.toFixed(2)} MB`);
 console.log(`a tab Laika was never asked about carries Laika code: ${unusedTabsClean ? "no" : "YES"}`);
+fs.rmSync(dist, { recursive: true, force: true });

@@ -3,10 +3,10 @@
 //! opens N tabs (default 10) of a corpus page in Debian Chromium without the extension, with it
 //! loaded but unused, with it loaded and one empty extension page open (the floor: Chromium gives
 //! any extension page a renderer process, whatever it holds), and with it used in one tab, and
-//! reports the browser's RSS and PSS (its whole process tree) and the tabs' JS heap, R runs each
-//! (default 2; medians). Targets (issue #25): loaded but unused within 2 MB a tab of no
-//! extension; used in one tab ≤ 30 MB (reported beside the floor, which it includes); no Laika
-//! code in a tab it was never asked about. Writes `target/bench/weight.json`.
+//! reports the browser's RSS and PSS (its whole process tree), the tabs' JS heap and the used
+//! tab's content-script WASM memory, R runs each (default 2; medians). Targets (issue #25):
+//! loaded but unused within 2 MB a tab of no extension; used in one tab ≤ 30 MB (reported beside
+//! the floor, which it includes); no Laika code in a tab it was never asked about. Writes `target/bench/weight.json`.
 
 use anyhow::{Result, bail};
 use std::path::Path;
