@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::words::{
     BE_FORMS, BOUND_PAIRS, BOUNDS, CLOSING_QUOTES, ENGLISH_STOPWORD_SHARE_MIN, HEADING_PROSE_MIN_WORDS,
     INTENSIFYING_ADVERBS, JOINED_CLAUSES, MEANING_WORDS, META_WORDS, NEGATIONS, NON_NEGATING_PAIRS, OPENING_QUOTES,
-    PROBE_STOPWORDS, QUESTION_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
+    PROBE_STOPWORDS, QUESTION_VERBS, QUOTE_SPEAKER_REACH, QUOTE_SPEAKER_VERBS, SENTENCE_OPENING_WORDS, STOPWORDS,
 };
 
 /// A sentence of the page text, with its byte offset in the text it was cut from.
@@ -116,12 +116,20 @@ pub fn end_mark(sentence: &str) -> Option<char> {
 /// "bounded evidence accumulation." Reaching this …", readability's medicalnewstoday, and "…
 /// trademark on "Arduino." Then, …", lwn-1, were each one key point). The next word must open a
 /// sentence, and the word before the mark be no abbreviation (or be an initial a sentence
-/// opener follows). Inside quotation marks only a full stop ends one: a question or exclamation
-/// there is often followed by who said it ("Are you okay?" Smith asked.).
+/// opener follows). Inside quotation marks a question or exclamation ends one unless who said it
+/// follows ("Are you okay?" Smith asked.).
 fn sentence_end(body: &str, i: usize, start: usize) -> Option<usize> {
     let rest = &body[i + 1..];
     let closers = rest.len() - rest.trim_start_matches(CLOSING_QUOTES).len();
-    if closers > 0 && (body.as_bytes()[i] != b'.' || i <= start) {
+    // A question or exclamation inside quotation marks ends its sentence too ("… a consulting firm
+    // or a traditional insurance carrier?” In Future Fellows …", wcxb-0370's lead, and six more
+    // of the 299 dev pages read), unless who said it follows ("Are you okay?” Smith asked.").
+    let said_after = || {
+        rest[closers..].split_whitespace().take(QUOTE_SPEAKER_REACH).any(|w| {
+            QUOTE_SPEAKER_VERBS.contains(&w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase().as_str())
+        })
+    };
+    if closers > 0 && (i <= start || (body.as_bytes()[i] != b'.' && said_after())) {
         return None;
     }
     let space = i + 1 + closers;
@@ -575,8 +583,8 @@ mod tests {
         );
         assert_eq!(split("John F. Kennedy was president."), ["John F. Kennedy was president."]);
         assert_eq!(split("J. A. Smith wrote it."), ["J. A. Smith wrote it."]);
-        // A full stop inside closing quotation marks ends a sentence; a question there, or an
-        // abbreviation, need not.
+        // A full stop inside closing quotation marks ends a sentence; a question there does unless
+        // who said it follows; an abbreviation need not.
         assert_eq!(
             split("It bears the name of \"bounded evidence accumulation.\" Reaching it matters."),
             ["It bears the name of \"bounded evidence accumulation.\"", "Reaching it matters."]
@@ -586,6 +594,16 @@ mod tests {
             ["They filed on “Arduino.”", "Then, in 2014, it changed."]
         );
         assert_eq!(split("\"Are you okay?\" Smith asked."), ["\"Are you okay?\" Smith asked."]);
+        assert_eq!(split("“Are you okay?” the nurse asked him."), ["“Are you okay?” the nurse asked him."]);
+        // Anything else after a quoted question opens the next sentence (wcxb-0370's lead).
+        assert_eq!(
+            split("Should I work for a firm or a carrier?” In 2009, we addressed several myths."),
+            ["Should I work for a firm or a carrier?”", "In 2009, we addressed several myths."]
+        );
+        assert_eq!(
+            split("Ask yourself, “does this spark joy?” If the answer is no, let it go."),
+            ["Ask yourself, “does this spark joy?”", "If the answer is no, let it go."]
+        );
         assert_eq!(split("He joined the \"U.S.\" Army in 1990."), ["He joined the \"U.S.\" Army in 1990."]);
         assert_eq!(split("It is called \"calm.\" and rests."), ["It is called \"calm.\" and rests."]);
         let glued = sentences("It helps anxiety disorders.Several studies agree. Node.js and Booking.com stay whole.");

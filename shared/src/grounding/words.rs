@@ -1302,6 +1302,35 @@ pub const CLOSING_QUOTES: &[char] = &['"', '\'', '”', '’'];
 /// Quotation marks that open a quotation: not part of the word after them ("the "U.S." Army").
 pub const OPENING_QUOTES: &[char] = &['"', '\'', '“', '‘'];
 
+/// Verbs that name who said a quoted question or exclamation, among the first
+/// [`QUOTE_SPEAKER_REACH`] words after it ("“Are you okay?” Smith asked."): the sentence goes on.
+/// Any other capitalised word after such a quotation opens the next sentence (`text::sentences`).
+pub const QUOTE_SPEAKER_VERBS: &[&str] = &[
+    "said",
+    "says",
+    "asked",
+    "asks",
+    "wrote",
+    "writes",
+    "added",
+    "adds",
+    "replied",
+    "replies",
+    "told",
+    "tells",
+    "wondered",
+    "wonders",
+    "exclaimed",
+    "shouted",
+    "cried",
+    "yelled",
+    "answered",
+    "answers",
+];
+
+/// How many words after a quoted question may name its speaker ("… ?” the manager asked").
+pub const QUOTE_SPEAKER_REACH: usize = 3;
+
 /// Words that open a sentence and never follow an initial inside a name: after "X." or "U.S."
 /// one of them starts a new sentence (`text::sentences`). Pronouns, articles and demonstratives,
 /// capitalised as a sentence's first word is; not "A" or "I", which are initials too ("J. A.
