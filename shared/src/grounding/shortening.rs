@@ -49,8 +49,9 @@ pub fn shortening_choice(sentence: &str) -> Option<Vec<String>> {
 /// sentences' forms (the page's main point).
 pub fn shorter_forms(sentence: &str) -> Vec<String> {
     let sentence = sentence.trim();
-    let exclaims = text::end_mark(sentence) == Some('!');
-    if text::end_mark(sentence) == Some('?')
+    let mark = text::end_mark(sentence);
+    let exclaims = mark == Some('!');
+    if mark == Some('?')
         || (exclaims && exclamatory_opening(sentence))
         || text::content_words(sentence).len() < SHORTENABLE_MIN_CONTENT_WORDS
     {
@@ -148,10 +149,12 @@ pub fn shortenings(source: &str) -> Vec<String> {
         })
         .copied()
         .collect();
+    // The sentence's opening phrase of circumstance, read once for every choice of cuts.
+    let phrase_end = phrase_opener_end(&tokens);
     let mut forms: Vec<(usize, String)> = Vec::new();
     let mut chosen: Vec<Cut> = Vec::new();
     let mut add = |chosen: &[Cut]| {
-        if !clause_done(&tokens, &cuts, chosen) {
+        if !clause_done(&tokens, &cuts, chosen, phrase_end) {
             return;
         }
         let form = form(&tokens, chosen);
@@ -168,7 +171,7 @@ pub fn shortenings(source: &str) -> Vec<String> {
         // something of its own, as a shortening must: "In addition to a new screen with vivid
         // colors and sharp contrast, the Nintendo Switch[ - OLED model includes …]" (wcxb-4224's
         // key point) kept the phrase and a subject.
-        let after_phrase = match phrase_opener_end(&tokens) {
+        let after_phrase = match phrase_end {
             Some(end) if kept_lead.is_none() && dropped_lead.is_none() => {
                 let clause = form.split_whitespace().skip(end).collect::<Vec<_>>().join(" ");
                 text::content_words(&clause).len() >= SHORTENING_MIN_CONTENT_WORDS && !is_fragment(&clause)
@@ -531,8 +534,9 @@ fn relative_goes_on(next: &str) -> bool {
 /// or that comma must end the sentence's opener (one a shorter form may leave out: "About 1,000
 /// people," opens like one and is a subject). Otherwise the comma opened an aside and the
 /// tail holds the clause's verb ("About 1,000 people, mostly children from the town[, came …]";
-/// "The new bridge, which took five years to build[, quietly opened …]").
-fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
+/// "The new bridge, which took five years to build[, quietly opened …]"). An opening phrase of
+/// circumstance ends where `phrase_end` says ([`phrase_opener_end`]).
+fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut], phrase_end: Option<usize>) -> bool {
     let Some(tail) = chosen.iter().find(|c| c.kind == CutKind::Tail) else { return true };
     let dropped = |k: usize| chosen.iter().any(|c| (c.start..c.end).contains(&k));
     // A kept word's mark goes when the piece after it does (see `form`).
@@ -559,7 +563,7 @@ fn clause_done(tokens: &[&str], cuts: &[Cut], chosen: &[Cut]) -> bool {
         None => true,
         Some(k) => {
             cuts.iter().any(|c| c.kind == CutKind::Lead && c.end == k + 1)
-                || phrase_opener_end(tokens) == Some(k + 1)
+                || phrase_end == Some(k + 1)
                 || (k + 1..own)
                     .find(|&j| !dropped(j))
                     .is_some_and(|j| SHORTENING_JOINERS.contains(&lower(tokens[j]).as_str()))
