@@ -10,7 +10,8 @@
 // `cargo xtask bench weight`; prints a table and writes LAIKA_WEIGHT_OUT.
 //
 // Environment: LAIKA_DIST (dist/chrome), LAIKA_WEIGHT_PAGE (the HTML file), LAIKA_WEIGHT_TABS
-// (10), LAIKA_WEIGHT_RUNS (2), LAIKA_WEIGHT_OUT (the JSON), CHROMIUM (/usr/bin/chromium).
+// (10), LAIKA_WEIGHT_RUNS (3), LAIKA_WEIGHT_OUT (the JSON), LAIKA_WEIGHT_SIDECAR_WIDTH (360),
+// CHROMIUM (/usr/bin/chromium).
 
 import { chromium } from "playwright-core";
 import { allowInSettings, requestSiteFrom } from "./site.mjs";
@@ -35,9 +36,16 @@ fs.cpSync(path.resolve(process.env.LAIKA_DIST ?? "dist/chrome"), dist, { recursi
 }
 const pageFile = path.resolve(process.env.LAIKA_WEIGHT_PAGE ?? "../shared/corpora/readability/nytimes-1/source.html");
 const tabs = Number(process.env.LAIKA_WEIGHT_TABS ?? 10);
-const runs = Number(process.env.LAIKA_WEIGHT_RUNS ?? 2);
+const runs = Number(process.env.LAIKA_WEIGHT_RUNS ?? 3);
 const outFile = process.env.LAIKA_WEIGHT_OUT;
 const MB = 1024 * 1024;
+// The size Laika's sidecar is shown at: Chrome opens it in its side panel, 360 px wide on this
+// Chromium (156: the `innerWidth` of the panel Laika's toolbar button opens, through CDP's
+// Extensions.triggerAction), here as tall as the tabs' viewport. Opened as a plain tab, the
+// sidecar would be laid out and painted 1,280 px wide, a size no user sees it at
+// (LAIKA_WEIGHT_SIDECAR_WIDTH=1280 measures that). The side panel itself is not used: in headless
+// Chromium opening it brings the browser's own side-panel UI, which is not Laika's.
+const SIDECAR_VIEWPORT = { width: Number(process.env.LAIKA_WEIGHT_SIDECAR_WIDTH ?? 360), height: 720 };
 
 // The page, served from localhost (each tab its own path, so nothing is shared between them but
 // what the browser shares).
@@ -160,9 +168,11 @@ async function measure(config) {
     }
     if (config === "floor") {
       // What the browser charges for any page of an extension, whatever it holds: one tab showing
-      // a file of Laika's with no code or UI in it (its manifest). Chromium gives extension pages
-      // a renderer process of their own, so the sidecar (a side panel or a tab) cannot cost less.
+      // a file of Laika's with no code or UI in it (its manifest), at the sidecar's size. Chromium
+      // gives extension pages a renderer process of their own, so the sidecar (a side panel or a
+      // tab) cannot cost less.
       const page = await context.newPage();
+      await page.setViewportSize(SIDECAR_VIEWPORT);
       await page.goto(`chrome-extension://${EXTENSION_ID}/manifest.json`);
     }
     let contentWasmMb = null;
@@ -174,6 +184,7 @@ async function measure(config) {
       // other Laika page is opened and the service worker stays asleep, as in a user's session.
       await allowInSettings(context, EXTENSION_ID, "http://127.0.0.1/*");
       const sidecar = await context.newPage();
+      await sidecar.setViewportSize(SIDECAR_VIEWPORT);
       const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
       await sidecar.goto(sidecarUrl);
       const tabId = await sidecar.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, `${origin}/tab-0.html`);
@@ -270,7 +281,7 @@ const targets = {
 const contentWasm = median(results.filter((r) => r.config === "used").map((r) => r.content_wasm_mb));
 const reference = { extension_page_floor_mb: floor, used_above_floor_mb: used - floor, used_tab_content_wasm_memory_mb: contentWasm };
 const unusedTabsClean = results.filter((r) => r.config !== "none").every((r) => !r.last_tab_has_laika);
-const report = { page: pageFile, tabs, runs, results, summary, targets, reference, unused_tabs_carry_no_laika_code: unusedTabsClean };
+const report = { page: pageFile, tabs, runs, sidecar_viewport: SIDECAR_VIEWPORT, results, summary, targets, reference, unused_tabs_carry_no_laika_code: unusedTabsClean };
 if (outFile) fs.writeFileSync(outFile, JSON.stringify(report, null, 2));
 
 console.log(`| ${tabs} tabs of ${path.basename(path.dirname(pageFile))}/${path.basename(pageFile)} | RSS MB | PSS MB | JS heap MB |`);
@@ -287,6 +298,7 @@ for (const [config, s] of Object.entries(summary)) {
 console.log("");
 console.log(`loaded but unused, per tab (PSS): ${perTab.toFixed(2)} MB (target ≤ 2): ${targets.loaded_unused_per_tab_mb.met ? "met" : "NOT met"}`);
 console.log(`used in one tab (PSS): ${used.toFixed(1)} MB (target ≤ 30): ${targets.used_in_one_tab_mb.met ? "met" : "NOT met"}`);
+console.log(`  the sidecar drawn at ${SIDECAR_VIEWPORT.width}×${SIDECAR_VIEWPORT.height} px (Chrome's side panel: 360 px wide)`);
 console.log(`  of which any extension page costs (PSS): ${floor.toFixed(1)} MB; Laika's own: ${(used - floor).toFixed(1)} MB`);
 console.log(`  the used tab's content-script WASM memory after observing the page: ${contentWasm.toFixed(2)} MB`);
 console.log(`a tab Laika was never asked about carries Laika code: ${unusedTabsClean ? "no" : "YES"}`);

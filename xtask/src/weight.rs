@@ -2,9 +2,10 @@
 //! installed in. Builds the extension as shipped (`dist/chrome`), then `tests/e2e/weight.mjs`
 //! opens N tabs (default 10) of a corpus page in Debian Chromium without the extension, with it
 //! loaded but unused, with it loaded and one empty extension page open (the floor: Chromium gives
-//! any extension page a renderer process, whatever it holds), and with it used in one tab, and
+//! any extension page a renderer process, whatever it holds), and with it used in one tab (the
+//! sidecar drawn at the size of Chrome's side panel, 360 px wide), and
 //! reports the browser's RSS and PSS (its whole process tree), the tabs' JS heap and the used
-//! tab's content-script WASM memory, R runs each (default 2; medians). Targets (issue #25):
+//! tab's content-script WASM memory, R runs each (default 3; medians). Targets (issue #25):
 //! loaded but unused within 2 MB a tab of no extension; used in one tab ≤ 30 MB (reported beside
 //! the floor, which it includes); no Laika code in a tab it was never asked about. Writes `target/bench/weight.json`.
 
@@ -16,7 +17,7 @@ const DEFAULT_PAGE: &str = "readability/nytimes-1/source.html";
 
 pub fn weight(root: &Path, args: &[String]) -> Result<()> {
     let mut tabs = "10".to_string();
-    let mut runs = "2".to_string();
+    let mut runs = "3".to_string();
     let mut page = root.join("..").join("shared").join("corpora").join(DEFAULT_PAGE);
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
