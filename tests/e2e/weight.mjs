@@ -45,7 +45,8 @@ const MB = 1024 * 1024;
 // sidecar would be laid out and painted 1,280 px wide, a size no user sees it at
 // (LAIKA_WEIGHT_SIDECAR_WIDTH=1280 measures that). The side panel itself is not used: in headless
 // Chromium opening it brings the browser's own side-panel UI, which is not Laika's.
-const SIDECAR_VIEWPORT = { width: Number(process.env.LAIKA_WEIGHT_SIDECAR_WIDTH ?? 360), height: 720 };
+const SIDE_PANEL_WIDTH = 360;
+const SIDECAR_VIEWPORT = { width: Number(process.env.LAIKA_WEIGHT_SIDECAR_WIDTH ?? SIDE_PANEL_WIDTH), height: 720 };
 
 // The page, served from localhost (each tab its own path, so nothing is shared between them but
 // what the browser shares).
@@ -298,7 +299,7 @@ for (const [config, s] of Object.entries(summary)) {
 console.log("");
 console.log(`loaded but unused, per tab (PSS): ${perTab.toFixed(2)} MB (target ≤ 2): ${targets.loaded_unused_per_tab_mb.met ? "met" : "NOT met"}`);
 console.log(`used in one tab (PSS): ${used.toFixed(1)} MB (target ≤ 30): ${targets.used_in_one_tab_mb.met ? "met" : "NOT met"}`);
-console.log(`  the sidecar drawn at ${SIDECAR_VIEWPORT.width}×${SIDECAR_VIEWPORT.height} px (Chrome's side panel: 360 px wide)`);
+console.log(`  the sidecar drawn at ${SIDECAR_VIEWPORT.width}×${SIDECAR_VIEWPORT.height} px (Chrome's side panel: ${SIDE_PANEL_WIDTH} px wide)`);
 console.log(`  of which any extension page costs (PSS): ${floor.toFixed(1)} MB; Laika's own: ${(used - floor).toFixed(1)} MB`);
 console.log(`  the used tab's content-script WASM memory after observing the page: ${contentWasm.toFixed(2)} MB`);
 console.log(`a tab Laika was never asked about carries Laika code: ${unusedTabsClean ? "no" : "YES"}`);
