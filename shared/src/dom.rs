@@ -35,6 +35,13 @@ pub trait Dom {
     /// Whether the page hides the element by style (`display: none`, `visibility: hidden`).
     /// A live DOM answers from computed style; a parsed document from inline styles only.
     fn is_hidden_by_style(&self, node: &Self::Node) -> bool;
+    /// Whether the page's style gives the element a pointer cursor of its own (`cursor:
+    /// pointer` where its parent has none): how a page marks a control it wires up in script
+    /// (a clickable `<span>`, a tree node, an icon). A live DOM answers from computed style; a
+    /// parsed document cannot tell, and says no.
+    fn has_own_pointer_cursor(&self, _node: &Self::Node) -> bool {
+        false
+    }
     /// A handle `laika-N` for the element, the same for the same element every time it is
     /// asked for (on a live page: across observations).
     fn handle(&self, node: &Self::Node) -> String;

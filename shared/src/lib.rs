@@ -17,12 +17,14 @@
 //! - [`grounding`]: sentences, key points, retrieval, the loop guard and the support check
 //!   that every model sentence passes before it is shown.
 //! - [`librarian`]: the Librarian's `xml_attrless` request writer and response parser.
+//! - [`field_value`]: a value as people write it in the form a date, time or number field takes.
 //! - [`calc`] and [`money`]: `app.calculate` and `app.money_calculate`, pure computation that
 //!   runs in trusted code.
 
 pub mod calc;
 pub mod codes;
 pub mod dom;
+pub mod field_value;
 pub mod goal;
 pub mod grounding;
 #[cfg(feature = "html")]

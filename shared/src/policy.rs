@@ -266,6 +266,16 @@ pub fn decide(call: &ToolCall, ctx: &PolicyContext<'_>) -> Decision {
     }
 }
 
+/// Whether a call the gate asks about may be approved on one card with the other steps of its
+/// plan: an ordinary action on an element of this page (a click, typing a value, choosing an
+/// option) that carries no warning. A sign-in, a payment, a deletion, a download, a link that
+/// leaves the site, a navigation or anything run outside the page asks on its own card.
+pub fn asks_together(call: &ToolCall, decision: &Decision) -> bool {
+    decision.verdict == Verdict::Ask
+        && decision.warnings.is_empty()
+        && matches!(call, ToolCall::Click(_) | ToolCall::Type(_) | ToolCall::Select(_))
+}
+
 /// `integration.invoke` on a local service's endpoint: a query reads and runs; a mutation asks,
 /// naming the service and the endpoint; a subscription is not a call; anything not installed is
 /// denied, since nobody can say what it would do.

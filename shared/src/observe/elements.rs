@@ -52,6 +52,27 @@ pub(super) fn interactive_role<D: Dom>(dom: &D, node: &ArenaNode<D::Node>) -> Op
     )
 }
 
+/// A control the page wires up in script rather than by tag or role: a click handler in its
+/// markup, a place in the tab order, or (on a live page) a pointer cursor of its own, on a short
+/// caption or an image. Read as a button.
+fn script_control<D: Dom>(dom: &D, arena: &Arena<D::Node>, index: usize) -> bool {
+    let node = &arena.nodes[index];
+    if !SCRIPT_CONTROL_TAGS.contains(&node.tag.as_str()) {
+        return false;
+    }
+    let has = |name: &str| dom.attribute(&node.dom, name).is_some();
+    if SCRIPT_CLICK_ATTRIBUTES.iter().any(|a| has(a)) {
+        return true;
+    }
+    // The subtree's text length, counted when the arena was built: no text is gathered here.
+    let pictured = matches!(node.tag.as_str(), "img" | "svg" | "i");
+    if node.text_len > SCRIPT_CONTROL_MAX_CHARS || (node.text_len == 0 && !pictured) {
+        return false;
+    }
+    dom.attribute(&node.dom, "tabindex").and_then(|t| t.trim().parse::<i32>().ok()).is_some_and(|t| t >= 0)
+        || dom.has_own_pointer_cursor(&node.dom)
+}
+
 /// What kind of value a field takes, from its type, autocomplete token, name, id and label.
 pub fn field_kind(tag: &str, input_type: &str, autocomplete: &str, name_and_label: &str) -> Option<FieldKind> {
     let ty = input_type.to_ascii_lowercase();
@@ -125,7 +146,30 @@ pub(super) fn element_label<D: Dom>(
         // The visible caption of a button input is markup, not user data.
         return value;
     }
-    attr("placeholder").or_else(|| attr("title")).or_else(|| attr("alt")).or_else(|| attr("name")).unwrap_or_default()
+    attr("placeholder")
+        .or_else(|| attr("title"))
+        .or_else(|| attr("alt"))
+        .or_else(|| label_beside(arena, index))
+        .or_else(|| attr("name"))
+        .unwrap_or_default()
+}
+
+/// A `<label>` just before a field that it is not tied to (`<label>Username</label><input>`):
+/// the caption a user reads for the field.
+fn label_beside<N>(arena: &Arena<N>, index: usize) -> Option<String> {
+    let parent = arena.nodes[index].parent?;
+    let siblings = &arena.nodes[parent].children;
+    let at = siblings.iter().position(|&c| c == index)?;
+    let before = siblings[..at]
+        .iter()
+        .rev()
+        .find(|&&c| !arena.nodes[c].tag.is_empty() || !arena.plain_text(c).trim().is_empty())?;
+    let node = &arena.nodes[*before];
+    let text = arena.plain_text(*before);
+    // A `<label>`, or a caption written as text before the field: "Date: <input>".
+    let caption = node.tag == "label"
+        || (node.tag.is_empty() && text.trim_end().ends_with(':') && text.chars().count() <= LABEL_TEXT_MAX_CHARS);
+    (caption && !text.trim().is_empty()).then(|| text.trim().trim_end_matches(':').trim().to_string())
 }
 
 pub(super) fn elements<D: Dom>(
@@ -153,7 +197,11 @@ pub(super) fn elements<D: Dom>(
         if node.tag.is_empty() || node.hidden {
             continue;
         }
-        let Some(role) = interactive_role(dom, node) else { continue };
+        let Some(role) =
+            interactive_role(dom, node).or_else(|| script_control(dom, arena, i).then(|| "button".to_string()))
+        else {
+            continue;
+        };
         let text = element_label(dom, arena, i, &labels);
         let tag_for_kind = if node.tag != "input" && node.tag != "select" && node.tag != "textarea" && role == "textbox"
         {

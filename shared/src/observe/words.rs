@@ -870,3 +870,23 @@ pub(super) fn is_heading_tag(tag: &str) -> bool {
 pub(super) fn is_utility_class(token: &str) -> bool {
     token.contains(':') || token.contains('[') || token.starts_with("overflow-")
 }
+
+/// Attributes with which pages and frameworks wire a click to an element that is no control by
+/// its tag or role (inline handlers; Google's jsaction; Angular's ng-click; Vue's @click kept
+/// in server-rendered markup): such an element is a control the user can click (issue #56).
+pub(super) const SCRIPT_CLICK_ATTRIBUTES: &[&str] = &["onclick", "jsaction", "ng-click", "data-ng-click", "v-on:click"];
+
+/// Tags a script-wired control is drawn with (a clickable `<span>`, a tree node, an icon, a
+/// calendar cell); the live DOM's pointer cursor is asked of these only, since computed style
+/// costs a call per element.
+pub(super) const SCRIPT_CONTROL_TAGS: &[&str] = &[
+    "span", "div", "li", "td", "th", "img", "svg", "i", "p", "label", "h1", "h2", "h3", "h4", "h5", "h6", "em", "b",
+    "strong", "tr",
+];
+
+/// Longest caption of a script-wired control: longer text is a block of content that happens to
+/// be clickable (a whole card), not a control.
+pub(super) const SCRIPT_CONTROL_MAX_CHARS: usize = 80;
+
+/// Longest caption written as text before a field ("Date: <input>") that labels it.
+pub(super) const LABEL_TEXT_MAX_CHARS: usize = 40;

@@ -16,8 +16,10 @@
 //! Everything here is a pure function of its inputs (no I/O, no clock, no randomness), so the
 //! extension (WASM), the host and the tests read a goal the same way.
 
+mod values;
+
 use crate::observation::{Element, FieldKind, Observation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -214,6 +216,7 @@ const ACTION_LEADS: &[(&str, Verb)] = &[
     ("sort", Verb::Choose),
     ("filter", Verb::Click),
     ("expand", Verb::Click),
+    ("focus", Verb::Click),
     ("collapse", Verb::Click),
     ("show more", Verb::Click),
     ("show", Verb::Click),
@@ -233,12 +236,13 @@ const ACTION_LEADS: &[(&str, Verb)] = &[
     ("refresh", Verb::Refresh),
     ("reload", Verb::Refresh),
     ("scroll", Verb::Scroll),
+    ("wait", Verb::Wait),
 ];
 
 /// Leads that only say "do this to the element" (click X): the element is named by the rest of
 /// the clause. Other leads name the control themselves (Subscribe, Sign in, Next).
 const PLAIN_CLICK_LEADS: &[&str] =
-    &["click", "tap", "press", "hit", "push", "view", "follow", "open", "go", "visit", "show", "switch"];
+    &["click", "tap", "press", "hit", "push", "view", "follow", "open", "go", "visit", "show", "switch", "focus"];
 
 /// What a goal's words stand for on a page: cues in the goal (each matched as words in order,
 /// a word or two apart at most), and the captions sites give the control that does it.
@@ -367,12 +371,51 @@ const ROLE_HINTS: &[(&str, &[&str])] = &[
     ("button", &["button"]),
     ("link", &["link"]),
     ("checkbox", &["checkbox"]),
+    ("radio", &["radio"]),
+    ("textbox", &["textbox"]),
+    ("textarea", &["textbox"]),
+    ("text", &["textbox"]),
     ("box", &["textbox", "searchbox", "checkbox"]),
     ("field", &["textbox", "searchbox"]),
     ("dropdown", &["combobox"]),
     ("menu", &["combobox", "menuitem"]),
     ("tab", &["tab"]),
 ];
+
+/// Words that name a field's kind, not its caption: "type 42 into the text field" names no field
+/// of its own, so the one field that takes text is meant.
+const FIELD_NOUNS: &[&str] =
+    &["text", "textbox", "textarea", "area", "entry", "field", "box", "input", "form", "blank", "space"];
+
+/// Ordinals a goal counts elements with ("the 2nd tab", "the third item"), and the number a
+/// caption writes instead ("Tab #2", "Item 3").
+const ORDINALS: &[(&[&str], &str)] = &[
+    (&["1st", "first"], "1"),
+    (&["2nd", "second"], "2"),
+    (&["3rd", "third"], "3"),
+    (&["4th", "fourth"], "4"),
+    (&["5th", "fifth"], "5"),
+    (&["6th", "sixth"], "6"),
+    (&["7th", "seventh"], "7"),
+    (&["8th", "eighth"], "8"),
+    (&["9th", "ninth"], "9"),
+    (&["10th", "tenth"], "10"),
+];
+
+/// A goal's word as a caption would write it: an ordinal as its number.
+fn caption_form(word: &str) -> String {
+    ORDINALS
+        .iter()
+        .find(|(forms, _)| forms.contains(&word))
+        .map_or_else(|| word.to_string(), |(_, number)| number.to_string())
+}
+
+/// The tag a kind's word names where two kinds share a role ("a text widget" is an `<input>`,
+/// "a textarea" a `<textarea>`; both are textboxes).
+const KIND_TAGS: &[(&str, &str)] = &[("text", "input"), ("textbox", "input"), ("textarea", "textarea")];
+
+/// Nouns for "a control" of any kind: with a kind's word ("a text widget") they name no caption.
+const CONTROL_NOUNS: &[&str] = &["widget", "element", "control"];
 
 /// Role nouns that are not part of an element's caption ("the Windows tab").
 const ROLE_NOUNS: &[&str] = &["tab", "dropdown", "checkbox", "radio", "menu"];
@@ -423,11 +466,15 @@ impl RankedElement {
 pub struct ProposedCall {
     pub name: String,
     pub arguments: Value,
+    /// A pause the goal asks for before this call ("click ONE, wait 3 seconds, then click
+    /// TWO"), counted from the call before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<u64>,
 }
 
 impl ProposedCall {
     fn new(name: &str, arguments: Value) -> ProposedCall {
-        ProposedCall { name: name.to_string(), arguments }
+        ProposedCall { name: name.to_string(), arguments, wait_ms: None }
     }
 
     /// `{ "name": …, "arguments": {…} }`.
@@ -455,6 +502,8 @@ enum Verb {
     Forward,
     Refresh,
     Scroll,
+    /// A pause between two steps; no call of its own.
+    Wait,
 }
 
 /// A value to choose: "size 42" → (Some("size"), "42").
@@ -485,6 +534,15 @@ struct Step {
     roles: Vec<&'static str>,
     /// Scroll direction: +1 down, -1 up.
     direction: i64,
+    /// The element is named only by its kind ("the button"), unless a caption is made of the
+    /// same small words.
+    kind_only: bool,
+    /// The tags such a kind's word names ([`KIND_TAGS`]).
+    kind_tags: Vec<&'static str>,
+    /// How long a wait step pauses.
+    wait_ms: Option<u64>,
+    /// The text to type was quoted: a value as written, never a reference to the page.
+    quoted: bool,
 }
 
 impl Step {
@@ -500,6 +558,10 @@ impl Step {
             new_tab: false,
             roles: vec![],
             direction: 1,
+            kind_only: false,
+            kind_tags: vec![],
+            wait_ms: None,
+            quoted: false,
         }
     }
 }
@@ -513,19 +575,24 @@ struct Word {
     /// written (outer punctuation trimmed): "ada@example.com" is three words of one piece.
     piece: usize,
     whole: String,
+    /// The piece ended with a comma ("Montserrat, Quito"): kept when the words are joined back.
+    comma: bool,
 }
 
 /// Words as the user wrote them, one piece at a time ("type ada@example.com" keeps the address).
 fn join_raw(words: &[Word]) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let mut last: Option<usize> = None;
+    let mut out = String::new();
+    let mut last: Option<&Word> = None;
     for word in words {
-        if last != Some(word.piece) {
-            out.push(&word.whole);
+        if last.is_none_or(|l| l.piece != word.piece) {
+            if let Some(previous) = last {
+                out.push_str(if previous.comma { ", " } else { " " });
+            }
+            out.push_str(&word.whole);
         }
-        last = Some(word.piece);
+        last = Some(word);
     }
-    out.join(" ")
+    out
 }
 
 /// Lowercase, straight quotes, one space between words.
@@ -735,21 +802,29 @@ fn raw_words(text: &str) -> Vec<Word> {
     for (index, piece) in text.split_whitespace().enumerate() {
         if piece.starts_with("http://") || piece.starts_with("https://") {
             let url = piece.trim_end_matches(['.', ',', ';', ')', '"', '\'', '!', '?', '”']);
-            let word = Word { raw: url.to_string(), folded: url.to_lowercase(), piece: index, whole: url.to_string() };
+            let word = Word {
+                raw: url.to_string(),
+                folded: url.to_lowercase(),
+                piece: index,
+                whole: url.to_string(),
+                comma: piece.ends_with(','),
+            };
             out.push(word);
             continue;
         }
         let trimmed = piece.trim_matches(|c: char| !c.is_alphanumeric() && !SYMBOLS.contains(&c));
         let whole = if trimmed.is_empty() { piece } else { trimmed }.to_string();
         let folded = tokens(piece);
+        let comma = piece.ends_with(',');
         if folded.len() == 1 {
-            out.push(Word { raw: whole.clone(), folded: folded[0].clone(), piece: index, whole });
+            out.push(Word { raw: whole.clone(), folded: folded[0].clone(), piece: index, whole, comma });
         } else {
             out.extend(folded.into_iter().map(|f| Word {
                 raw: f.clone(),
                 folded: f,
                 piece: index,
                 whole: whole.clone(),
+                comma,
             }));
         }
     }
@@ -812,7 +887,17 @@ fn read_clause(clause: &str) -> Option<Step> {
     match step.verb {
         Verb::Open if step.url.is_some() => return Some(step),
         Verb::Open => step.verb = Verb::Click,
-        Verb::Back | Verb::Forward | Verb::Refresh => return Some(step),
+        Verb::Back | Verb::Forward => {
+            // "Forward the e-mail", "go back to the results": a control of the page that the
+            // clause names comes before the browser's history ([`calls_for`]).
+            set_target(&mut step, &raw);
+            return Some(step);
+        }
+        Verb::Refresh => return Some(step),
+        Verb::Wait => {
+            step.wait_ms = wait_of(&words);
+            return step.wait_ms.map(|_| step);
+        }
         Verb::Scroll => {
             if words.iter().any(|w| matches!(w.as_str(), "up" | "top")) {
                 step.direction = -1;
@@ -841,19 +926,69 @@ fn read_clause(clause: &str) -> Option<Step> {
     Some(step)
 }
 
+/// Units of a pause, in milliseconds each.
+const WAIT_UNITS: &[(&str, u64)] = &[
+    ("ms", 1),
+    ("millisecond", 1),
+    ("milliseconds", 1),
+    ("s", 1000),
+    ("sec", 1000),
+    ("secs", 1000),
+    ("second", 1000),
+    ("seconds", 1000),
+    ("minute", 60_000),
+    ("minutes", 60_000),
+];
+
+/// The longest pause a goal may ask for between two steps.
+const MAX_WAIT_MS: u64 = 60_000;
+
+/// "wait 3 seconds", "wait for 1.5 s": the pause, at most [`MAX_WAIT_MS`].
+fn wait_of(words: &[String]) -> Option<u64> {
+    let at = words.iter().position(|w| w.parse::<f64>().is_ok())?;
+    let amount: f64 = words[at].parse().ok()?;
+    let unit =
+        words.get(at + 1).and_then(|u| WAIT_UNITS.iter().find(|(name, _)| name == u)).map_or(1000, |(_, ms)| *ms);
+    (amount >= 0.0).then(|| ((amount * unit as f64) as u64).min(MAX_WAIT_MS))
+}
+
 /// Target words and phrase from the words naming an element.
 fn set_target(step: &mut Step, named: &[Word]) {
-    let folded: Vec<String> = named.iter().map(|w| w.folded.clone()).filter(|w| !w.starts_with("http")).collect();
+    let named: Vec<&Word> = named.iter().filter(|w| !w.folded.starts_with("http")).collect();
+    let folded: Vec<String> = named.iter().map(|w| caption_form(&w.folded)).collect();
+    // A small word written in capitals is a caption the goal copies ("click button ONE", "OK").
+    let capitals: Vec<bool> = named
+        .iter()
+        .map(|w| w.raw.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !w.raw.chars().any(char::is_lowercase))
+        .collect();
+    let small = |i: usize| is_stopword(&folded[i]) && !capitals[i];
     // The phrase: the name without leading articles and trailing role nouns ("the Sign in button").
-    let mut phrase = folded.clone();
-    while phrase.first().is_some_and(|w| is_stopword(w)) {
-        phrase.remove(0);
+    let (mut start, mut end) = (0, folded.len());
+    while start < end && small(start) {
+        start += 1;
     }
-    while phrase.last().is_some_and(|w| is_stopword(w) || ROLE_NOUNS.contains(&w.as_str())) {
-        phrase.pop();
+    while end > start && (small(end - 1) || ROLE_NOUNS.contains(&folded[end - 1].as_str())) {
+        end -= 1;
     }
-    let target: Vec<String> =
-        folded.iter().filter(|w| !is_stopword(w) && !ROLE_NOUNS.contains(&w.as_str())).cloned().collect();
+    let phrase: Vec<String> = folded[start..end].to_vec();
+    let target: Vec<String> = (0..folded.len())
+        .filter(|&i| !small(i) && !ROLE_NOUNS.contains(&folded[i].as_str()))
+        .map(|i| folded[i].clone())
+        .collect();
+    // Only a kind of element ("click the button", "a text widget"), when no caption is made of
+    // the same words: the step's roles say which element ([`calls_for`]).
+    let is_kind = |w: &String| ROLE_HINTS.iter().any(|(noun, _)| noun == w);
+    step.kind_only = folded.iter().any(is_kind)
+        && (0..folded.len()).all(|i| small(i) || is_kind(&folded[i]) || CONTROL_NOUNS.contains(&folded[i].as_str()));
+    if step.kind_only {
+        for (noun, roles) in ROLE_HINTS {
+            if folded.iter().any(|w| w == noun) {
+                step.roles.extend(roles.iter().copied());
+            }
+        }
+        step.kind_tags =
+            KIND_TAGS.iter().filter(|(noun, _)| folded.iter().any(|w| w == noun)).map(|(_, tag)| *tag).collect();
+    }
     if target.is_empty() && phrase.is_empty() {
         // A caption made of small words ("this link", "here"): the words are the name.
         step.phrase = folded.clone();
@@ -934,6 +1069,7 @@ fn read_typing(step: &mut Step, rest: &[Word], quote: Option<&str>) {
     };
     let text = text.trim().trim_matches(['"', '\'', '“', '”']).trim().to_string();
     step.text = (!text.is_empty()).then_some(text);
+    step.quoted = quote.is_some();
     set_target(step, &field);
 }
 
@@ -991,8 +1127,8 @@ fn read_choice(step: &mut Step, rest: &[Word], quote: Option<&str>) {
         set_target(step, &rest[..to]);
         return;
     }
-    // VALUE in|from|as|for FIELD
-    if let Some(at) = folded.iter().position(|w| matches!(*w, "in" | "from" | "as" | "for"))
+    // VALUE in|from|as|for|with FIELD
+    if let Some(at) = folded.iter().position(|w| matches!(*w, "in" | "from" | "as" | "for" | "with"))
         && at > 0
         && at + 1 < rest.len()
     {
@@ -1000,6 +1136,13 @@ fn read_choice(step: &mut Step, rest: &[Word], quote: Option<&str>) {
         let value = value.trim_start_matches("the ").to_string();
         step.choice = Some(Choice { keyword: None, value, field: content(&rest[at + 1..]) });
         set_target(step, &rest[at + 1..]);
+        return;
+    }
+    // A menu path: "Monica>Bethena>Billie", "File › Save as" ([`menu_path`]).
+    let path = join_raw(rest);
+    if path.contains(['>', '›', '→']) && path.split(['>', '›', '→']).filter(|p| !p.trim().is_empty()).count() > 1
+    {
+        step.choice = Some(Choice { keyword: None, value: path, field: vec![] });
         return;
     }
     // A bare number: an option value.
@@ -1017,9 +1160,79 @@ fn read_choice(step: &mut Step, rest: &[Word], quote: Option<&str>) {
     }
 }
 
+/// The values of a choice that names several ("Montserrat, Lima and Quito"); one otherwise.
+fn choice_values(value: &str) -> Vec<String> {
+    let parts: Vec<String> = value
+        .split(", ")
+        .flat_map(|p| p.split(" and "))
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    // Only a list of single names splits: "Black and white" stays one value.
+    if parts.len() > 1 && parts.iter().all(|p| p.split_whitespace().count() <= 2) && value.contains(", ") {
+        parts
+    } else {
+        vec![value.to_string()]
+    }
+}
+
+/// A menu path ("Select Monica>Bethena>Billie", "File > Save as"): a click on each item in turn,
+/// each once it shows.
+fn menu_path(step: &Step) -> Option<Vec<Step>> {
+    let value = &step.choice.as_ref()?.value;
+    let parts: Vec<&str> = value.split(['>', '›', '→']).map(str::trim).filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    Some(
+        parts
+            .iter()
+            .map(|part| {
+                let mut click = Step::new(Verb::Click);
+                set_target(&mut click, &raw_words(part));
+                click
+            })
+            .collect(),
+    )
+}
+
 /// The steps a goal asks for, in order; empty for a goal that only reads the page.
 fn steps(goal: &str) -> Vec<Step> {
-    clauses(goal).iter().filter_map(|c| read_clause(c)).collect()
+    let mut out = Vec::new();
+    // What the last clause that only reads looked for ("Find the 10th word in the paragraph"):
+    // "type that" types it.
+    let mut looked_for: Option<String> = None;
+    for clause in clauses(goal) {
+        match read_clause(&clause) {
+            Some(step) if step.verb == Verb::Choose && menu_path(&step).is_some() => {
+                out.extend(menu_path(&step).unwrap_or_default());
+            }
+            Some(mut step) => {
+                let points_back =
+                    step.text.as_deref().is_some_and(|t| values::POINTING_BACK.contains(&fold(t).as_str()));
+                if step.verb == Verb::Type
+                    && !step.quoted
+                    && points_back
+                    && let Some(sought) = &looked_for
+                {
+                    step.text = Some(sought.clone());
+                }
+                out.push(step);
+            }
+            None => looked_for = Some(skip_words(&strip_courtesy(&clause), 1)),
+        }
+    }
+    out
+}
+
+/// The value a typing step types: as the goal wrote it, or read from the page where the goal
+/// points at it ("the value of Country", "your answer"); `None` when it cannot be read there.
+fn typed_value(step: &Step, observation: &Observation) -> Option<String> {
+    let text = step.text.as_deref()?;
+    if step.quoted || !values::is_reference(text) {
+        return Some(text.to_string());
+    }
+    values::resolve(text, observation)
 }
 
 /// Whether a clause asks to read: it opens with a reading task or a question word, or it is a
@@ -1271,11 +1484,25 @@ fn choice_call(choice: &Choice, observation: &Observation, used: &[String]) -> O
     }
     let selects: Vec<&Element> = observation.elements.iter().filter(usable).filter(|e| is_select(e)).collect();
     if let [only] = selects.as_slice()
-        && choice.keyword.is_some()
+        && (choice.keyword.is_some() || !choice.field.is_empty())
     {
         return Some(select(only));
     }
     None
+}
+
+/// A value to choose that no select, option or radio button offers, typed instead into the
+/// field the goal names ("Select 7 with the spinner", "12/26/2016 as the date"), or the page's
+/// only field that takes text.
+fn typed_choice(step: &Step, choice: &Choice, observation: &Observation, used: &[String]) -> Option<ProposedCall> {
+    let free: Vec<&Element> =
+        observation.elements.iter().filter(|e| is_typable(e) && !e.disabled && !used.contains(&e.handle_id)).collect();
+    let named = (!step.target.is_empty()).then(|| best(step, observation, used, is_typable)).flatten();
+    let field = named.or(match free.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    })?;
+    Some(ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": choice.value })))
 }
 
 fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> Vec<ProposedCall> {
@@ -1293,19 +1520,39 @@ fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> 
                 note(ProposedCall::new(name, json!({ "url": url })), used);
             }
         }
-        Verb::Back => note(ProposedCall::new("browser.back", json!({})), used),
-        Verb::Forward => note(ProposedCall::new("browser.forward", json!({})), used),
+        Verb::Back | Verb::Forward => {
+            // A page action before history: the page's own "Forward" or "Back to results".
+            let named = (step.target.len() > 1).then(|| best(step, observation, used, is_clickable)).flatten();
+            let call = match (named, step.verb) {
+                (Some(element), _) => ProposedCall::new("browser.click", json!({ "handleId": element.handle_id })),
+                (None, Verb::Back) => ProposedCall::new("browser.back", json!({})),
+                (None, _) => ProposedCall::new("browser.forward", json!({})),
+            };
+            note(call, used)
+        }
         Verb::Refresh => note(ProposedCall::new("browser.refresh", json!({})), used),
+        Verb::Wait => {}
         Verb::Scroll => {
             note(ProposedCall::new("browser.scroll", json!({ "deltaY": step.direction * SCROLL_STEP })), used)
         }
         Verb::Type => {
-            let Some(text) = &step.text else { return out };
-            let field = if step.target.is_empty() {
-                // No field named: the page's first field that takes text.
-                observation.elements.iter().find(|e| is_typable(e) && !e.disabled && !used.contains(&e.handle_id))
+            let Some(text) = &typed_value(step, observation) else { return out };
+            let free: Vec<&Element> = observation
+                .elements
+                .iter()
+                .filter(|e| is_typable(e) && !e.disabled && !used.contains(&e.handle_id))
+                .collect();
+            let field = if step.target.iter().all(|w| FIELD_NOUNS.contains(&w.as_str())) {
+                // No field named ("type 42", "into the text field"): the page's first free field
+                // that takes text.
+                free.first().copied()
             } else {
-                best(step, observation, used, is_typable)
+                // A field named whose caption the page does not tie to it (an unlabelled field, a
+                // `<label>` beside it): when only one field takes text, it is the one meant.
+                best(step, observation, used, is_typable).or(match free.as_slice() {
+                    [only] => Some(*only),
+                    _ => None,
+                })
             };
             if let Some(field) = field {
                 note(ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": text })), used);
@@ -1337,15 +1584,35 @@ fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> 
             }
         }
         Verb::Choose | Verb::Click => {
-            if let Some(choice) = &step.choice
-                && let Some(call) = choice_call(choice, observation, used)
-            {
-                note(call, used);
+            if let Some(choice) = &step.choice {
+                // Several values for one list ("Select Montserrat, Lima from the list"): each.
+                let values = choice_values(&choice.value);
+                // The same list takes each of them: what the step itself chose is not `used`.
+                let before = used.clone();
+                for value in &values {
+                    let one = Choice { value: value.clone(), ..choice.clone() };
+                    let call = choice_call(&one, observation, &before).or_else(|| {
+                        (step.verb == Verb::Choose).then(|| typed_choice(step, &one, observation, &before)).flatten()
+                    });
+                    if let Some(call) = call {
+                        note(call, used);
+                    }
+                }
             }
             let wants_more = step.verb == Verb::Click || step.choice.is_none();
             if wants_more && (!step.target.is_empty() || !step.concepts.is_empty()) {
                 let clickable = |e: &Element| is_clickable(e);
-                if let Some(element) = best(step, observation, used, clickable) {
+                // "Click the button" with no caption of those words: the first enabled element
+                // of that kind.
+                let of_kind = || {
+                    let mut kind = observation.elements.iter().filter(|e| {
+                        step.roles.contains(&e.role.as_str()) && !e.disabled && !used.contains(&e.handle_id)
+                    });
+                    let tagged = |e: &&Element| e.tag.as_deref().is_some_and(|t| step.kind_tags.contains(&t));
+                    if step.kind_tags.is_empty() { kind.next() } else { kind.find(tagged) }
+                };
+                let found = best(step, observation, used, clickable).or_else(|| step.kind_only.then(of_kind).flatten());
+                if let Some(element) = found {
                     note(ProposedCall::new("browser.click", json!({ "handleId": element.handle_id })), used);
                 }
             }
@@ -1366,17 +1633,93 @@ fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> 
 /// word for it ("42"); the page tool matches it against the options' values and then their
 /// labels.
 pub fn propose(goal: &str, observation: &Observation) -> Vec<ProposedCall> {
+    propose_next(goal, observation, &[])
+}
+
+/// [`propose`] for a later step of a run: the goal read again against the page as it is now,
+/// without the calls the run has already made ("open the Settings tab, then click Save": once
+/// the tab is open, its click is done and Save is on the page). Empty when everything the goal
+/// asks for that the page offers has been done.
+pub fn propose_next(goal: &str, observation: &Observation, done: &[DoneCall]) -> Vec<ProposedCall> {
     let mut out: Vec<ProposedCall> = Vec::new();
     let mut used: Vec<String> = Vec::new();
+    let mut wait: Option<u64> = None;
     for step in steps(goal) {
-        for call in calls_for(&step, observation, &mut used) {
-            if !out.contains(&call) {
+        if step.verb == Verb::Wait {
+            wait = step.wait_ms;
+            continue;
+        }
+        let calls = calls_for(&step, observation, &mut used);
+        if calls.is_empty() && step.verb == Verb::Type {
+            // A value the goal gives that finds no field (or points at nothing the page says)
+            // stops the proposal here: what follows would submit the form without it. Unless it
+            // was typed already in this run, and its field is gone since.
+            let typed = typed_value(&step, observation).is_some_and(|value| {
+                done.iter().any(|d| d.name == "browser.type" && d.value.as_deref() == Some(&value))
+            });
+            if !typed {
+                break;
+            }
+        }
+        for (i, mut call) in calls.into_iter().enumerate() {
+            if i == 0 {
+                call.wait_ms = wait.take();
+            }
+            if !out.contains(&call) && !done.iter().any(|d| d.is(&call, observation)) {
                 out.push(call);
             }
         }
     }
     out.truncate(MAX_PROPOSED);
     out
+}
+
+/// A call a run has made, as the next step compares proposals with it: the tool, the element
+/// (its handle, and its caption for a page whose handles changed) and the value it set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DoneCall {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle_id: Option<String>,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// The value a call sets or goes to: typed text, a chosen option, an address, a query.
+fn call_value(arguments: &Value) -> Option<String> {
+    ["text", "value", "url", "query"].iter().find_map(|k| arguments.get(*k).and_then(Value::as_str)).map(str::to_string)
+}
+
+impl DoneCall {
+    /// The record of a call on `observation` (the page the call was proposed on).
+    pub fn of(name: &str, arguments: &Value, observation: &Observation) -> DoneCall {
+        let handle_id = arguments.get("handleId").and_then(Value::as_str).map(str::to_string);
+        let label =
+            handle_id.as_deref().and_then(|h| observation.element(h)).map(|e| e.text.clone()).unwrap_or_default();
+        DoneCall { name: name.to_string(), handle_id, label, value: call_value(arguments) }
+    }
+
+    /// Whether `call` on `observation` is this call again.
+    fn is(&self, call: &ProposedCall, observation: &Observation) -> bool {
+        if self.name != call.name || self.value != call_value(&call.arguments) {
+            return false;
+        }
+        // The caption decides: handles are given anew on a page reached by navigation, while
+        // a control of the site's own (a menu link) is still the one the run used.
+        match call.handle_id() {
+            None => true,
+            Some(handle) => observation.element(handle).is_some_and(|e| {
+                let (now, then) = (fold(&e.text), fold(&self.label));
+                let same_handle = self.handle_id.as_deref() == Some(handle);
+                // The same control, or on the same page one that grew (a menu item whose
+                // submenu opened under it).
+                (now == then && (!then.is_empty() || same_handle))
+                    || (same_handle && !then.is_empty() && now.starts_with(&then))
+            }),
+        }
+    }
 }
 
 #[cfg(test)]
