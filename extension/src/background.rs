@@ -18,10 +18,12 @@
 //! - `{to: "tab", tabId, op: "observe", args}`: the chunked observation of that tab. On pages
 //!   whose CSP keeps WASM out of the content script, the loader answers with a snapshot of the
 //!   page and the observation is made here, with the same reader ([`laika_shared::snapshot`]).
-//! - `{to: "tab", tabId, op: "run", name, arguments, origin?}`: an approved tool, run on that tab
-//!   only: page tools in its content script, tab tools (`browser.open_tab`, `navigate`, `back`,
-//!   `forward`, `refresh`, `search`) here. With `origin`, the call is refused when the tab has
-//!   left the origin it was observed on.
+//! - `{to: "tab", tabId, op: "run", callId, origin?}`: a planning step's call, run on that tab
+//!   only once the host releases it (`tool.release`: the call as the gate saw it, once, when the
+//!   gate allowed it or its approval is recorded; `TOOL_NOT_APPROVED` otherwise): page tools in
+//!   its content script, which refuses any without the release, tab tools (`browser.open_tab`,
+//!   `navigate`, `back`, `forward`, `refresh`, `search`) here. With `origin`, the call is refused
+//!   when the tab has left the origin it was observed on.
 //! - `{to: "tab", tabId, op: "highlight" | "clear", handleId?}`: citation highlights.
 //! - `{to: "tabs", tabId}`: `laika.tabs.list`, the open tabs of that tab's window, title and
 //!   origin only.
@@ -142,10 +144,21 @@ async fn route(to: &str, message: &Value, sender: &Value) -> Result<Value, ExtEr
                     observe(tab_id, &args).await
                 }
                 "run" => {
-                    let name = message.get("name").and_then(Value::as_str).unwrap_or_default();
-                    let arguments = message.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
+                    // Nothing runs on a page's word: the host releases the call by its id, with
+                    // the arguments its card showed, when its approval is recorded.
+                    let Some(call_id) = message.get("callId").and_then(Value::as_str).filter(|id| !id.is_empty())
+                    else {
+                        return Err(ExtError::new(
+                            "TOOL_NOT_APPROVED",
+                            "an action runs only by the id of a call the host released; this one names none",
+                        ));
+                    };
+                    let released = host_request("tool.release", json!({ "call_id": call_id })).await?;
+                    let name = released.get("name").and_then(Value::as_str).unwrap_or_default();
+                    let arguments = released.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
+                    let release = released.get("release").and_then(Value::as_str).unwrap_or_default();
                     let origin = message.get("origin").and_then(Value::as_str);
-                    run_tool(tab_id, name, arguments, origin).await
+                    run_tool(tab_id, name, arguments, origin, release).await
                 }
                 // Laika's code in the tab, injected now if it is not there yet (the sidecar asks
                 // when it opens on a tab): which reader it runs, live DOM or snapshot.
@@ -362,6 +375,7 @@ async fn run_tool(
     name: &str,
     arguments: Map<String, Value>,
     origin: Option<&str>,
+    release: &str,
 ) -> Result<Value, ExtError> {
     let call = RawToolCall { name: name.into(), arguments: arguments.clone() }.to_typed().map_err(|violations| {
         let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
@@ -381,7 +395,8 @@ async fn run_tool(
     let id = JsValue::from_f64(tab_id as f64);
     let result = match &call {
         ToolCall::Click(_) | ToolCall::Type(_) | ToolCall::Select(_) | ToolCall::Scroll(_) => {
-            let message = json!({ "to": "content", "op": "run", "name": name, "arguments": arguments });
+            let message =
+                json!({ "to": "content", "op": "run", "name": name, "arguments": arguments, "release": release });
             return to_content(tab_id, &message).await;
         }
         ToolCall::OpenTab(args) => {

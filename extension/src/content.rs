@@ -56,6 +56,14 @@ fn handle(message: &Value) -> Result<Value, ExtError> {
             observe(&args)
         }
         "run" => {
+            // The router attaches the host's release of the call; an action without one is
+            // refused here too (issue #56: 0 actions without a recorded approval).
+            if message.get("release").and_then(Value::as_str).is_none_or(str::is_empty) {
+                return Err(ExtError::new(
+                    "TOOL_NOT_APPROVED",
+                    "the page action comes without the host's release of an approved call; it was not run",
+                ));
+            }
             let name = message.get("name").and_then(Value::as_str).unwrap_or_default();
             let arguments = message.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
             // page_tools answers in the reply shape already; unwrap it so errors stay errors.

@@ -106,6 +106,16 @@ impl Dom for LiveDom {
         display == "none" || visibility == "hidden" || visibility == "collapse"
     }
 
+    fn has_own_pointer_cursor(&self, node: &Node) -> bool {
+        let cursor = |node: &Node| {
+            as_element(node)
+                .and_then(|e| self.window.get_computed_style(e).ok().flatten())
+                .and_then(|s| s.get_property_value("cursor").ok())
+                .unwrap_or_default()
+        };
+        cursor(node) == "pointer" && node.parent_node().is_none_or(|parent| cursor(&parent) != "pointer")
+    }
+
     fn handle(&self, node: &Node) -> String {
         HANDLES.with(|handles| {
             let mut handles = handles.borrow_mut();

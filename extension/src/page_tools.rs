@@ -63,7 +63,8 @@ const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 /// Input types Laika types into (`type_` is the normalised property: no or an unknown `type`
 /// attribute reads `"text"`).
-const TEXT_INPUT_TYPES: &[&str] = &["text", "search", "email", "url", "tel", "number"];
+const TEXT_INPUT_TYPES: &[&str] =
+    &["text", "search", "email", "url", "tel", "number", "range", "date", "time", "datetime-local", "month"];
 
 /// At most this many option labels are listed when no option matches.
 const MAX_LISTED_OPTIONS: usize = 20;
@@ -232,7 +233,12 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str) -> Outcome {
         Field::TextArea(area) => area.read_only(),
         Field::Editable(_) => false,
     };
-    if read_only {
+    // A read-only text field that takes a date is a date picker's (the page opens a calendar on
+    // it and writes the picked date there): the date the user named goes in as the picker would
+    // write it. Any other read-only field is refused.
+    let date_picker = matches!(&field, Field::Input(input) if input.type_() == "text")
+        && laika_shared::field_value::for_input("date", text).is_some();
+    if read_only && !date_picker {
         return Err(fail(Code::ToolElementReadonly, "the field is read-only"));
     }
     scroll_into_view(&element);
@@ -241,8 +247,16 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str) -> Outcome {
     let _ = html.focus();
     let complete = match &field {
         Field::Input(input) => {
-            input.set_value(text);
-            input.value() == text
+            // A date, time or number field takes its own form of the value ("1:49 PM" → "13:49").
+            let input_type = input.type_();
+            let Some(value) = laika_shared::field_value::for_input(&input_type, text) else {
+                return Err(fail(
+                    Code::ToolArgsInvalid,
+                    format!("{:?} is no value a {} field takes", truncate(text, 40), truncate(&input_type, 20)),
+                ));
+            };
+            input.set_value(&value);
+            input.value() == value
         }
         Field::TextArea(area) => {
             area.set_value(text);

@@ -199,7 +199,8 @@
         switch (message.op) {
           case "ping": answer = { ok: true, result: { mode: "snapshot", reason } }; break;
           case "observe": answer = { ok: true, result: { snapshot: snapshot() } }; break;
-          case "run": answer = run(message.name, message.arguments || {}); break;
+          // The router attaches the host's release of an approved call; without it, nothing runs.
+          case "run": answer = message.release ? run(message.name, message.arguments || {}) : fail("TOOL_NOT_APPROVED", "the page action comes without the host's release of an approved call; it was not run"); break;
           case "highlight": answer = { ok: true, result: { shown: highlight(message.handleId) } }; break;
           case "clear": clear(); answer = { ok: true, result: { cleared: true } }; break;
           case "toggle_sidecar": answer = { ok: true, result: { shown: toggleSidecar() } }; break;

@@ -22,7 +22,7 @@ use crate::integrations::{self, Integration};
 use crate::prompt::{self, SUMMARY_DOC_ID, TABS_DOC_ID, TurnRef};
 use crate::summary::check_pair;
 use laika_shared::Violation;
-use laika_shared::goal::{self, ProposedCall, RankedElement};
+use laika_shared::goal::{self, DoneCall, ProposedCall, RankedElement};
 use laika_shared::markdown::markdown_to_doc;
 use laika_shared::observation::Observation;
 use laika_shared::parse::{PlannerReply, SummaryFormat, parse_planner_lenient};
@@ -46,6 +46,9 @@ const PLAN_ELEMENTS: usize = 80;
 const PLAN_SCHEMA_HANDLES: usize = 10;
 const PLAN_SMALL_HANDLES: usize = 5;
 
+/// The reply of a run's later step when nothing of the goal is left to do on the page.
+pub const DONE_SUMMARY: &str = "Done.";
+
 /// The reply to a goal that only reads the page.
 pub const READ_ONLY_SUMMARY: &str = "This only reads the page, so I propose no action on it. Reading it for you:";
 
@@ -67,6 +70,9 @@ pub struct PlanInput {
     pub step: u32,
     pub max_steps: u32,
     pub run_id: String,
+    /// The calls this run has made so far (the steps before this one): the goal is read again
+    /// against the page as it is now, and what was done is not proposed again.
+    pub done: Vec<DoneCall>,
 }
 
 pub struct AgentDeps {
@@ -76,6 +82,70 @@ pub struct AgentDeps {
     pub sampling: Sampling,
     /// The local services' endpoints `integration.invoke` may name ([`crate::integrations`]).
     pub integrations: Vec<Integration>,
+}
+
+/// Runs kept for their later steps; older ones are forgotten (a run's steps follow each other
+/// within seconds of its approvals).
+const RUNS_KEPT: usize = 64;
+
+/// What recent runs have proposed and made, so that each later step reads the goal again without
+/// proposing what was done ([`goal::propose_next`]).
+#[derive(Default)]
+pub struct Runs {
+    runs: std::sync::Mutex<std::collections::VecDeque<(String, RunLog)>>,
+}
+
+#[derive(Default)]
+struct RunLog {
+    /// Calls proposed by the run's steps, by call id, as they were on their page.
+    proposed: Vec<(String, DoneCall)>,
+    /// Calls that ran (or were tried: a call that failed is not proposed again either).
+    done: Vec<DoneCall>,
+}
+
+impl Runs {
+    fn with<T>(&self, run_id: &str, f: impl FnOnce(&mut RunLog) -> T) -> T {
+        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = runs.iter().position(|(id, _)| id == run_id) {
+            let entry = runs.remove(at).expect("present");
+            runs.push_back(entry);
+        } else {
+            runs.push_back((run_id.to_string(), RunLog::default()));
+            while runs.len() > RUNS_KEPT {
+                runs.pop_front();
+            }
+        }
+        f(&mut runs.back_mut().expect("pushed").1)
+    }
+
+    /// Keeps a step's gated calls (`reply.tool_calls`, each with its id) as proposed on `observation`.
+    pub fn proposed(&self, run_id: &str, reply: &Value, observation: &Observation) {
+        let calls: Vec<(String, DoneCall)> = reply["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| {
+                let id = c["id"].as_str()?.to_string();
+                Some((id, DoneCall::of(c["name"].as_str()?, &c["arguments"], observation)))
+            })
+            .collect();
+        self.with(run_id, |log| log.proposed.extend(calls));
+    }
+
+    /// A call of the run ran (or was tried).
+    pub fn finished(&self, run_id: &str, call_id: &str) {
+        self.with(run_id, |log| {
+            if let Some(at) = log.proposed.iter().position(|(id, _)| id == call_id) {
+                let (_, call) = log.proposed.remove(at);
+                log.done.push(call);
+            }
+        });
+    }
+
+    /// The calls the run has made so far.
+    pub fn done(&self, run_id: &str) -> Vec<DoneCall> {
+        self.with(run_id, |log| log.done.clone())
+    }
 }
 
 /// What one planning step produced, before it is reported.
@@ -238,7 +308,7 @@ fn repair_turn(ask: &PlanAsk, previous: &str, problems: &[Violation]) -> String 
 
 /// What the user reads about a small model's plan: the calls in words, written here rather than by
 /// the model (a 135M model's prose is not reliable; shared/notes/quality-probe.md).
-fn describe_calls(goal: &str, calls: &[ToolCall], observation: &Observation) -> String {
+fn describe_calls(goal: &str, calls: &[ToolCall], observation: &Observation, later: bool) -> String {
     if calls.is_empty() {
         return format!(
             "I found nothing on this page to do “{}”. Name the action and its target, e.g. “click Sign in”.",
@@ -262,7 +332,8 @@ fn describe_calls(goal: &str, calls: &[ToolCall], observation: &Observation) -> 
         }
     };
     let steps: Vec<String> = calls.iter().map(caption).collect();
-    format!("To do this: {}. Nothing runs until you approve it.", steps.join(", then "))
+    let lead = if later { "Next" } else { "To do this" };
+    format!("{lead}: {}. Nothing runs until you approve it.", steps.join(", then "))
 }
 
 /// Everything wrong with a reply that a retry could fix: unreadable output, calls outside the
@@ -300,21 +371,18 @@ pub async fn plan(
     let endpoints = integrations::endpoints(&deps.integrations);
     // A goal that only reads the page proposes no page action, whatever the engine.
     let read_only = goal::is_read_only(&input.goal);
-    let candidates: Vec<Value> = if read_only {
-        vec![]
-    } else {
-        goal::propose(&input.goal, &input.observation).iter().map(ProposedCall::to_json).collect()
-    };
+    let proposed: Vec<ProposedCall> =
+        if read_only { vec![] } else { goal::propose_next(&input.goal, &input.observation, &input.done) };
+    let candidates: Vec<Value> = proposed.iter().map(ProposedCall::to_json).collect();
     let no_model_reply = if read_only {
         Some(READ_ONLY_SUMMARY.to_string())
-    } else if small && input.step > 1 {
-        // A small model's run is the goal's proposal, made at the first step; planned again on
-        // the next page it would only propose the same actions again.
-        Some("Done: the actions for this goal have been proposed.".to_string())
+    } else if small && input.step > 1 && candidates.is_empty() {
+        // The goal read again on the page as it is now asks for nothing the run has not done.
+        Some(DONE_SUMMARY.to_string())
     } else if small && candidates.is_empty() {
         // The ranking found no action for the goal: a small model only chooses among the
         // ranking's proposals, so there is nothing to ask it.
-        Some(describe_calls(&input.goal, &[], &input.observation))
+        Some(describe_calls(&input.goal, &[], &input.observation, false))
     } else {
         None
     };
@@ -402,7 +470,7 @@ pub async fn plan(
         .map(|c| c.clone().proposed())
         .collect();
     if small && no_model_reply.is_none() {
-        reply.summary = describe_calls(&input.goal, &calls, &input.observation);
+        reply.summary = describe_calls(&input.goal, &calls, &input.observation, input.step > 1);
         reply.summary_format = SummaryFormat::Plain;
     }
     let grants = match &deps.history {
@@ -446,7 +514,15 @@ pub async fn plan(
             "name": call.name(),
             "arguments": call.arguments(),
             "decision": decision,
+            // Whether the sidecar may ask for it on one card with the plan's other such steps.
+            "together": policy::asks_together(call, &decision),
         });
+        // A pause the goal asked for before this call ("wait 3 seconds, then …").
+        if let Some(wait) =
+            proposed.iter().find(|p| p.name == call.name() && p.arguments == call.arguments()).and_then(|p| p.wait_ms)
+        {
+            entry["wait_ms"] = json!(wait);
+        }
         if decision.verdict == Verdict::Ask {
             let record = ApprovalRecord {
                 id: call_id.clone(),
@@ -555,6 +631,7 @@ mod tests {
             step,
             max_steps: 8,
             run_id: prompt::new_id(),
+            done: vec![],
         }
     }
 
@@ -569,7 +646,12 @@ mod tests {
     }
 
     async fn run(engine: &Arc<Scripted>, goal: &str, step: u32) -> Value {
-        plan(&input(goal, step), &deps(engine.clone()), &CancellationToken::new()).await.unwrap().reply
+        run_after(engine, goal, step, &[]).await
+    }
+
+    async fn run_after(engine: &Arc<Scripted>, goal: &str, step: u32, done: &[DoneCall]) -> Value {
+        let input = PlanInput { done: done.to_vec(), ..input(goal, step) };
+        plan(&input, &deps(engine.clone()), &CancellationToken::new()).await.unwrap().reply
     }
 
     fn calls(reply: &Value) -> Vec<Value> {
@@ -622,10 +704,38 @@ mod tests {
         assert!(request.user.ends_with(prompt::PLANNER_SMALL_INSTRUCTION));
         // Plain text: no packet, no page text.
         assert!(!request.user.contains('{') && !request.user.contains("Ignore previous"), "{}", request.user);
-        // The next step of the run proposes nothing more, without asking the model.
-        let next = run(&engine, "Buy these boots in size 42", 2).await;
-        assert_eq!(next["tool_calls"], json!([]));
-        assert_eq!(engine.asked.lock().unwrap().len(), 1);
+        // The next step of the run reads the goal again on the page: with the size chosen, the
+        // click on Buy now is what is left; once it ran too, the run is done, and no model is asked.
+        let made: Vec<DoneCall> =
+            calls(&reply).iter().map(|c| DoneCall::of(c["name"].as_str().unwrap(), &c["arguments"], &shop())).collect();
+        let next = run_after(&engine, "Buy these boots in size 42", 2, &made[..1]).await;
+        assert_eq!(calls(&next), [json!({ "name": "browser.click", "arguments": { "handleId": "laika-4" } })]);
+        assert!(next["summary"].as_str().unwrap().starts_with("Next: click “Buy now”"), "{next}");
+        assert_eq!(engine.asked.lock().unwrap().len(), 2);
+        let last = run_after(&engine, "Buy these boots in size 42", 3, &made).await;
+        assert_eq!(last["tool_calls"], json!([]));
+        assert_eq!(last["summary"], DONE_SUMMARY);
+        assert_eq!(last["done"], true);
+        assert_eq!(engine.asked.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn the_steps_of_a_plan_say_which_may_be_approved_together() {
+        let engine = Scripted::new(true, &[]);
+        let reply = run(&engine, "type Ada into Password and click Men then click Delete account", 1).await;
+        let together: Vec<(String, bool)> = reply["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["name"].as_str().unwrap().to_string(), c["together"] == true))
+            .collect();
+        // The password field is denied outright (not together); an ordinary click may go on one
+        // card with others; a deletion asks on its own.
+        assert_eq!(
+            together,
+            [("browser.type".into(), false), ("browser.click".into(), true), ("browser.click".into(), false)],
+            "{reply}"
+        );
     }
 
     #[tokio::test]

@@ -12,6 +12,7 @@
 //! | `plan` | `{goal, observation, tabs?, conversation_id?}` | one gated planning step: `{conversation, run_id, step, done, summary, summaryFormat, render, html, citations, tool_calls: [{id, name, arguments, decision, approval_id?}], read_only, summary_request, repairs}` |
 //! | `tool.result` | `{run_id, conversation_id, step, call_id, name, ok, result?, error?, observation?, goal?}` | recorded; with an observation and a goal, the next planning step (as `plan`) |
 //! | `tool.run` | `{call_id}` | a host-run call (`integration.invoke`) of a planning step, once the gate allows it or its card was approved (the daemon also runs it as soon as the approval comes, from any client; each call runs once and every `tool.run` of it gets that outcome): the call's result (`{integration, operation, result, replayed}`); `TOOL_CALL_UNKNOWN`, `TOOL_NOT_APPROVED`, a `POLICY_*` deny code, `TOOL_IDEMPOTENCY_CONFLICT`, `LAVS_ERROR` |
+//! | `tool.release` | `{call_id}` | a browser call of a planning step (a page action in the content script, a tab action in the router), released to the router that runs it: `{name, arguments, release}` as the gate saw them, once, when the gate allowed it or its approval is recorded as approved; `TOOL_CALL_UNKNOWN`, `TOOL_NOT_APPROVED`, `TOOL_ALREADY_RUN`, a `POLICY_*` deny code ([`crate::release`]) |
 //! | `approval.decide` | `{approval_id, decision: approve\|deny\|always_on_site}` | `{approval, run, grant?}`; `HISTORY_ALREADY_DECIDED` when another client answered first |
 //! | `approval.get` | `{approval_id}` | `{approval}`: `decision` is null while nobody has answered (a card polls this to see an answer given elsewhere) |
 //! | `approval.list` | `{limit?}` | `{approvals}`: those waiting for an answer, oldest first |
@@ -52,6 +53,7 @@ pub const METHODS: &[&str] = &[
     "plan",
     "tool.result",
     "tool.run",
+    "tool.release",
     "approval.decide",
     "approval.get",
     "approval.list",
@@ -307,6 +309,7 @@ impl HostApi {
                 .await
                 .map(|outcome| outcome.reply)
                 .map_err(|(code, message)| HostError::new(code, message))?;
+            host.runs.proposed(&input.run_id, &reply, &input.observation);
             host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
             crate::host_tools::remember_reply(&host, &reply, &input.turn.conversation_id);
             // Every call the gate asked about, for whoever else may answer it (the Lark bus).
@@ -332,7 +335,16 @@ impl HostApi {
         };
         let turn = self.next_turn(opt_str(request, "conversation_id"))?;
         let max_steps = self.host.config().max_steps;
-        Ok(self.plan_later(PlanInput { goal, observation, tabs, turn, step: 1, max_steps, run_id: prompt::new_id() }))
+        Ok(self.plan_later(PlanInput {
+            goal,
+            observation,
+            tabs,
+            turn,
+            step: 1,
+            max_steps,
+            run_id: prompt::new_id(),
+            done: vec![],
+        }))
     }
 
     fn tool_result(&self, request: &Request) -> Result<Answer, HostError> {
@@ -354,6 +366,7 @@ impl HostApi {
             json!({ "call_id": call_id, "name": name, "ok": ok, "error": request.params.get("error"), "result_preview": result_preview }),
         );
         self.host.history.append_turn(&[Value::Object(record)], None).map_err(history_error)?;
+        self.host.runs.finished(&run_id, &call_id);
         let next = match (request.params.get("observation"), opt_str(request, "goal")) {
             (Some(o), Some(goal)) if !o.is_null() => Some((observation_param(request)?, goal.to_string())),
             _ => None,
@@ -370,10 +383,16 @@ impl HostApi {
                     turn: TurnRef { conversation_id, turn: turn.turn + 1 },
                     step: step + 1,
                     max_steps,
+                    done: self.host.runs.done(&run_id),
                     run_id,
                 }))
             }
-            Some(_) => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": true, "reason": "AGENT_STEP_LIMIT" })))),
+            Some(_) => Ok(Answer::Now(Ok(json!({
+                "recorded": true,
+                "done": true,
+                "reason": "AGENT_STEP_LIMIT",
+                "summary": format!("I stopped: this run reached its bound of {max_steps} steps. Ask again to go on."),
+            })))),
             None => Ok(Answer::Now(Ok(json!({ "recorded": true, "done": false })))),
         }
     }
@@ -607,6 +626,10 @@ impl Handler for HostApi {
             })),
             "plan" => self.plan(request).unwrap_or_else(|e| now(Err(e))),
             "tool.result" => self.tool_result(request).unwrap_or_else(|e| now(Err(e))),
+            "tool.release" => {
+                now(str_param(request, "call_id")
+                    .and_then(|id| self.host.browser_calls.release(&self.host.history, id)))
+            }
             "tool.run" => self.tool_run(request).unwrap_or_else(|e| now(Err(e))),
             "approval.decide" => now(self.approval_decide(request)),
             "approval.get" => now(self.approval_get(request)),

@@ -334,6 +334,7 @@ pub fn plan(args: PlanArgs) -> Result<ExitCode> {
             step: 1,
             max_steps: host.config().max_steps,
             run_id: crate::prompt::new_id(),
+            done: vec![],
         };
         crate::agent::plan(&input, &deps, &tokio_util::sync::CancellationToken::new())
             .await

@@ -253,6 +253,11 @@ pub struct Host {
     pages: Mutex<std::collections::VecDeque<(String, Arc<Observation>)>>,
     /// Host-run calls the gate decided on, waiting for `tool.run`.
     pub host_calls: crate::host_tools::HostCalls,
+    /// The browser calls of recent planning steps, released to the router once allowed or
+    /// approved ([`crate::release`]).
+    pub browser_calls: crate::release::BrowserCalls,
+    /// Recent planning runs: what each step proposed and what ran.
+    pub runs: crate::agent::Runs,
     /// LAVS subscriptions the sidecar polls over native messaging.
     pub lavs_subscriptions: crate::lavs_subscriptions::Subscriptions,
 }
@@ -293,6 +298,8 @@ impl Host {
             },
             pages: Mutex::new(std::collections::VecDeque::new()),
             host_calls: Default::default(),
+            runs: Default::default(),
+            browser_calls: Default::default(),
             lavs_subscriptions: Default::default(),
         });
         crate::laika_service::register(&host);

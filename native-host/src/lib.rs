@@ -73,6 +73,7 @@ pub mod prompt;
 #[cfg(unix)]
 pub mod proxy;
 pub mod quality;
+pub mod release;
 pub mod service;
 pub mod sqlite;
 pub mod summary;

@@ -169,6 +169,7 @@ pub async fn run_suite(engine: Arc<dyn Engine>, cases_dir: &Path, limit: Option<
             step: 1,
             max_steps: agent::DEFAULT_MAX_STEPS,
             run_id: prompt::new_id(),
+            done: vec![],
         };
         let started = Instant::now();
         let outcome = agent::plan(&input, &deps, &CancellationToken::new()).await;

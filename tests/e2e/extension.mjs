@@ -109,6 +109,16 @@ const SETTINGS_CSP = SETTINGS.replace(` onclick="document.body.dataset.deleted =
   `<script src="/csp/settings.js"></script></body>`,
 );
 
+// A page of two tabs whose second holds the button the goal names: a task of two stages (open the
+// tab, then click), which only a run that observes the page again after each step can finish.
+const TABS = `<!doctype html><html><head><title>Tabs</title></head><body><main>
+<ul><li><a href="#tab1" onclick="show(1); return false">Tab #1</a></li><li><a href="#tab2" onclick="show(2); return false">Tab #2</a></li></ul>
+<div id="tab1"><p>Nothing to do here.</p></div>
+<div id="tab2" style="display:none"><p>Pick one.</p><button onclick="document.body.dataset.picked = 'Quisque'">Quisque</button>
+<button onclick="document.body.dataset.picked = 'Lacinia'">Lacinia</button></div>
+<script>function show(n) { for (const i of [1, 2]) document.getElementById("tab" + i).style.display = i === n ? "" : "none"; }</script>
+</main></body></html>`;
+
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://localhost");
   const csp = url.pathname.startsWith("/csp/");
@@ -117,6 +127,7 @@ const server = http.createServer((req, res) => {
   if (csp) headers["content-security-policy"] = "script-src 'self'";
   let body;
   if (name === "settings.html") body = csp ? SETTINGS_CSP : SETTINGS;
+  else if (name === "tabs.html") body = TABS;
   else if (name === "settings.js") {
     headers["content-type"] = "text/javascript";
     body = SETTINGS_SCRIPT;
@@ -858,6 +869,71 @@ async function captureCardChecks() {
   }
 }
 
+/** Approves every card of the last turn as it appears, until the run stops; the approvals given. */
+async function approveRun(sidecar, turn, until, timeout = 60000) {
+  let approvals = 0;
+  const started = Date.now();
+  while (Date.now() - started < timeout && !(await until())) {
+    const clicked = await sidecar.evaluate((n) => {
+      const button = document.querySelectorAll(".turn")[n]?.querySelector(".card:not([data-decided]) button.primary:not([disabled])");
+      button?.click();
+      return !!button;
+    }, turn);
+    if (clicked) approvals++;
+    await sidecar.waitForTimeout(200);
+  }
+  return approvals;
+}
+
+/** Issue #56: a run observes the page again after each approved step and proposes the next, until
+ * the goal is met; and no page action runs without an approval the host recorded. */
+async function runChecks() {
+  await setEngine("extractive");
+  const { page, sidecar, tabId } = await openWithSidecar(`${origin}/pages/tabs.html`);
+  const picked = () => page.evaluate(() => document.body.dataset.picked ?? "");
+  const turn = await ask(sidecar, 'Switch to the 2nd tab and click on "Lacinia".');
+  check("run: nothing happens before a decision", (await picked()) === "");
+  const approvals = await approveRun(sidecar, turn, async () => (await picked()) !== "");
+  check("run: a task of two stages is finished through the sidecar", (await picked()) === "Lacinia", `picked ${await picked()}`);
+  check("run: one approval for each stage", approvals === 2, `${approvals} approvals`);
+  const ended = await sidecar
+    .waitForFunction((n) => [...document.querySelectorAll(".turn")[n].querySelectorAll(".step > p")].some((p) => p.textContent === "Done."), turn, { timeout: 30000 })
+    .then(() => true, () => false);
+  check("run: the run ends saying it is done", ended);
+  await sidecar.screenshot({ path: path.join(out, "run-two-stages.png"), fullPage: true });
+
+  // The router runs a call only when the host releases it; the content script refuses any that
+  // comes without the release.
+  await page.evaluate(() => delete document.body.dataset.picked);
+  const handle = await sidecar.evaluate(async (tabId) => {
+    const observed = await chrome.runtime.sendMessage({ to: "tab", tabId, op: "observe", args: {} });
+    return (observed?.result?.elements ?? []).find((e) => e.text === "Tab #1")?.handle_id;
+  }, tabId);
+  const bare = await sidecar.evaluate(
+    async ([tabId, handleId]) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "run", name: "browser.click", arguments: { handleId } }),
+    [tabId, handle],
+  );
+  check("unapproved: the router refuses an action named by its arguments", bare?.error?.code === "TOOL_NOT_APPROVED", JSON.stringify(bare));
+  const unknown = await sidecar.evaluate(async (tabId) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "run", callId: "no-such-call" }), tabId);
+  check("unapproved: the router refuses a call the host never proposed", unknown?.error?.code === "TOOL_CALL_UNKNOWN", JSON.stringify(unknown));
+  const direct = await sidecar.evaluate(
+    async ([tabId, handleId]) => chrome.tabs.sendMessage(tabId, { to: "content", op: "run", name: "browser.click", arguments: { handleId } }),
+    [tabId, handle],
+  );
+  check("unapproved: the content script refuses an action without the host's release", direct?.error?.code === "TOOL_NOT_APPROVED", JSON.stringify(direct));
+  // A call proposed and waiting on its card is not released before the card is approved.
+  const waiting = await ask(sidecar, "click Quisque");
+  const callId = await sidecar.evaluate(async () => {
+    const asked = await chrome.runtime.sendMessage({ to: "host", method: "approval.list", params: {} });
+    return (asked?.result?.approvals ?? []).find((a) => a.tool_name === "browser.click")?.id ?? null;
+  });
+  const early = await sidecar.evaluate(async ([tabId, callId]) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "run", callId }), [tabId, callId]);
+  check("unapproved: a call waiting on its card is not released", early?.error?.code === "TOOL_NOT_APPROVED", JSON.stringify(early));
+  check("unapproved: nothing was clicked", (await picked()) === "" && waiting >= 0);
+  await page.close();
+  await sidecar.close();
+}
+
 /** One request to laika-host through the extension, as the sidecar makes it. */
 async function hostCall(method, params) {
   const page = await context.newPage();
@@ -881,6 +957,7 @@ const suites = {
   approval: () => approvalChecks("approval", `${origin}/pages/settings.html`),
   "approval-csp": () => approvalChecks("approval under script-src 'self'", `${origin}/csp/settings.html`),
   form: formChecks,
+  run: runChecks,
   long: longPageChecks,
   frame: frameChecks,
   reconnect: reconnectChecks,

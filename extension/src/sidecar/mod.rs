@@ -51,6 +51,9 @@ struct State {
     needs_site: Option<String>,
     /// The browser's answer to that request, awaited by the operation the click starts.
     site_request: Option<js_sys::Promise>,
+    /// When the last call of a run ran (ms since the epoch): a pause the goal asks for between
+    /// two steps counts from there.
+    last_call_at: Option<f64>,
 }
 
 thread_local! {
@@ -676,16 +679,47 @@ async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtEr
         let question = (reply["summary_request"] != true).then_some(run.goal.as_str());
         return summarise(&step, question).await;
     }
-    let calls = reply["tool_calls"].as_array().cloned().unwrap_or_default();
+    let batch = plan_batch(&step, reply["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default());
+    let asks = batch.iter().filter(|c| verdict_of(c) == "ask").count();
+    match (asks, batch.as_slice()) {
+        (_, []) => {}
+        (0, _) => {
+            if let Err(error) = run_calls(&step, &run, &reply, &batch).await {
+                show_error(&step, &error);
+            }
+        }
+        (1, [call]) => show_card(&step, &run, &reply, call),
+        _ => show_plan_card(&step, &run, &reply, batch),
+    }
+    scroll_to_end();
+    Ok(())
+}
+
+fn verdict_of(call: &Value) -> &str {
+    call.pointer("/decision/verdict").and_then(Value::as_str).unwrap_or("deny")
+}
+
+/// The calls of a step that run now, in order: those the gate allows, and those it asks about
+/// that may be approved together on one card (the host marks them `together`), up to the first
+/// that must ask on its own card, which comes first or waits for the next step (the page is
+/// observed again after the batch, and the host proposes what is left). Denied calls are shown
+/// as refused.
+fn plan_batch(step: &Element, calls: &[Value]) -> Vec<Value> {
+    let mut batch: Vec<Value> = Vec::new();
     for call in calls {
-        let verdict = call.pointer("/decision/verdict").and_then(Value::as_str).unwrap_or("deny").to_string();
-        match verdict.as_str() {
-            "allow" => {
-                if let Err(error) = run_call(&step, &run, &reply, &call).await {
-                    show_error(&step, &error);
+        match verdict_of(call) {
+            "allow" => batch.push(call.clone()),
+            "ask" => {
+                let alone = call["together"] != true;
+                let asked_alone = batch.iter().any(|c| verdict_of(c) == "ask" && c["together"] != true);
+                if asked_alone || (alone && !batch.is_empty()) {
+                    break;
+                }
+                batch.push(call.clone());
+                if alone {
+                    break;
                 }
             }
-            "ask" => show_card(&step, &run, &reply, &call),
             _ => {
                 let reason = call.pointer("/decision/reason").and_then(Value::as_str).unwrap_or("not allowed");
                 let name = call["name"].as_str().unwrap_or_default();
@@ -694,8 +728,108 @@ async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtEr
             }
         }
     }
-    scroll_to_end();
-    Ok(())
+    batch
+}
+
+/// One card for the steps of a plan: each step in words with the Policy Gate's decision; one
+/// Approve decides every approval the card holds and runs the steps in order.
+fn show_plan_card(step: &Element, run: &Run, reply: &Value, batch: Vec<Value>) {
+    let node = el("div", "card plan-card");
+    node.set_attribute("role", "group").ok();
+    node.set_attribute("aria-label", "Approval needed").ok();
+    node.append_child(&text_el("p", "card-kicker", "Approval needed")).ok();
+    node.append_child(&text_el("h3", "card-title", &format!("Run these {} steps", batch.len()))).ok();
+    let list = el("ol", "plan-steps");
+    let mut warnings: Vec<&'static str> = Vec::new();
+    for call in &batch {
+        let raw = RawToolCall {
+            name: call["name"].as_str().unwrap_or_default().to_string(),
+            arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
+        };
+        let (Ok(typed), Ok(decision)) = (raw.to_typed(), serde_json::from_value::<Decision>(call["decision"].clone()))
+        else {
+            step.append_child(&text_el("p", "refused", "A proposed action could not be read; it was not run.")).ok();
+            return;
+        };
+        let item = el("li", "plan-step");
+        let (title, gate) = match ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) {
+            Some(card) => {
+                warnings.extend(card.warnings.iter().copied());
+                let title = match card.arguments.iter().find(|(k, _)| k == "text" || k == "value") {
+                    Some((_, value)) => format!("{} — “{value}”", card.title),
+                    None => card.title,
+                };
+                (title, "asks you")
+            }
+            None => (decision.reason.clone(), "allowed"),
+        };
+        item.append_child(&text_el("span", "plan-step-title", &title)).ok();
+        item.append_child(&text_el("span", "plan-step-gate", gate)).ok();
+        list.append_child(&item).ok();
+    }
+    node.append_child(&list).ok();
+    warnings.dedup();
+    for warning in warnings {
+        node.append_child(&text_el("p", "card-warning", warning)).ok();
+    }
+    let actions = el("div", "card-actions");
+    let approve = button("Approve", "primary");
+    let deny = button("Deny", "secondary");
+    actions.append_child(&approve).ok();
+    actions.append_child(&deny).ok();
+    node.append_child(&actions).ok();
+    let outcome = text_el("p", "card-outcome", "");
+    outcome.set_attribute("role", "status").ok();
+    node.append_child(&outcome).ok();
+    step.append_child(&node).ok();
+    let batch = Rc::new(batch);
+    for (decision_name, button) in [("approve", approve.clone()), ("deny", deny.clone())] {
+        let (run, reply, step, node, outcome, batch, buttons) = (
+            run.clone(),
+            reply.clone(),
+            step.clone(),
+            node.clone(),
+            outcome.clone(),
+            batch.clone(),
+            [approve.clone(), deny.clone()],
+        );
+        on(&button, "click", move |_| {
+            node.set_attribute("data-decided", "here").ok();
+            for b in &buttons {
+                b.set_attribute("disabled", "").ok();
+            }
+            let (run, reply, step, node, outcome, batch) =
+                (run.clone(), reply.clone(), step.clone(), node.clone(), outcome.clone(), batch.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                node.class_list().add_1(if decision_name == "deny" { "denied" } else { "approved" }).ok();
+                let result = decide_plan(decision_name, &step, &run, &reply, &batch, &outcome).await;
+                if let Err(error) = result {
+                    show_error(&step, &error);
+                }
+            });
+        });
+    }
+}
+
+/// A plan card's answer: every approval it holds decided alike; approved, the steps run.
+async fn decide_plan(
+    decision: &str,
+    step: &Element,
+    run: &Run,
+    reply: &Value,
+    batch: &[Value],
+    outcome: &Element,
+) -> Result<(), ExtError> {
+    for call in batch.iter().filter(|c| verdict_of(c) == "ask") {
+        let approval_id = call["approval_id"].as_str().unwrap_or_default();
+        host("approval.decide", json!({ "approval_id": approval_id, "decision": decision })).await?;
+    }
+    if decision == "deny" {
+        outcome.set_text_content(Some("Denied. Nothing was done."));
+        return Ok(());
+    }
+    outcome.set_text_content(Some("Approved."));
+    run_calls(step, run, reply, batch).await
 }
 
 /// The approval card for one `ask` call. Nothing runs until Approve (or Always on this site).
@@ -929,10 +1063,42 @@ async fn run_in_host(call: &Value) -> Result<Value, ExtError> {
 /// Runs an allowed or approved call in the observed tab, reports the result to the host with a
 /// fresh observation, and shows the next step the host plans.
 async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Result<(), ExtError> {
-    let name = call["name"].as_str().unwrap_or_default().to_string();
-    if name == "content.summarize" {
-        return summarise(step, Some(&run.goal)).await;
+    run_calls(step, run, reply, std::slice::from_ref(call)).await
+}
+
+/// Runs a step's calls in order, each reported to the host; after the last (or the first that
+/// fails) the page is observed again and the host plans the next step, which is shown.
+async fn run_calls(step: &Element, run: &Run, reply: &Value, calls: &[Value]) -> Result<(), ExtError> {
+    for (i, call) in calls.iter().enumerate() {
+        let name = call["name"].as_str().unwrap_or_default().to_string();
+        if name == "content.summarize" {
+            return summarise(step, Some(&run.goal)).await;
+        }
+        // A pause the goal asked for, counted from the call before this one.
+        if let Some(wait) = call["wait_ms"].as_f64() {
+            let since = STATE.with(|s| s.borrow().last_call_at).map_or(f64::INFINITY, |at| js_sys::Date::now() - at);
+            let left = wait - since.min(wait);
+            if left > 0.0 {
+                let line = text_el("p", "progress", &format!("Waiting {:.1} s, as you asked…", left / 1000.0));
+                step.append_child(&line).ok();
+                ext::sleep_ms(left as u32).await;
+                line.remove();
+            }
+        }
+        let (ok, result, error) = execute_call(step, run, call).await;
+        STATE.with(|s| s.borrow_mut().last_call_at = Some(js_sys::Date::now()));
+        let last = i + 1 == calls.len() || !ok;
+        report_call(step, run, reply, call, (ok, result, error), last).await?;
+        if last {
+            break;
+        }
     }
+    Ok(())
+}
+
+/// Runs one call and shows what it did: (ok, result, error).
+async fn execute_call(step: &Element, run: &Run, call: &Value) -> (bool, Value, Value) {
+    let name = call["name"].as_str().unwrap_or_default().to_string();
     let running = text_el("p", "progress", &format!("Running {name}…"));
     step.append_child(&running).ok();
     let outcome = if name == "browser.observe_dom" {
@@ -943,10 +1109,12 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
         // and checks the approval itself; no arguments go back from here.
         run_in_host(call).await
     } else {
-        tab_op(run.tab_id, "run", json!({ "name": name, "arguments": call["arguments"], "origin": run.origin })).await
+        // Only the call's id goes: the router runs what the host releases for it (the call as
+        // the gate saw it, once it is allowed or approved), not arguments from here.
+        tab_op(run.tab_id, "run", json!({ "callId": call["id"], "origin": run.origin })).await
     };
     running.remove();
-    let (ok, result, error) = match &outcome {
+    match &outcome {
         Ok(result) if result.get("integration").is_some() => {
             // A local service's endpoint: what it answered, drawn as its data (never as HTML).
             let what = format!(
@@ -1008,9 +1176,26 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
             show_error(step, error);
             (false, Value::Null, error.to_json())
         }
-    };
-    // The page may have changed: observe again and let the host plan the next step.
-    let observation = observe_for_plan(run.tab_id).await.ok();
+    }
+}
+
+/// Reports a call's outcome to the host; with `plan_next`, the page is observed again (it may
+/// have changed) and the host plans the next step of the run, which is shown.
+async fn report_call(
+    step: &Element,
+    run: &Run,
+    reply: &Value,
+    call: &Value,
+    (ok, result, error): (bool, Value, Value),
+    plan_next: bool,
+) -> Result<(), ExtError> {
+    let name = call["name"].as_str().unwrap_or_default();
+    let looking = plan_next.then(|| {
+        let line = text_el("p", "progress", "Looking at the page again…");
+        step.append_child(&line).ok();
+        line
+    });
+    let observation = if plan_next { observe_for_plan(run.tab_id).await.ok() } else { None };
     let conversation_id = STATE.with(|s| s.borrow().conversation_id.clone());
     let mut params = json!({
         "run_id": reply["run_id"],
@@ -1028,7 +1213,17 @@ async fn run_call(step: &Element, run: &Run, reply: &Value, call: &Value) -> Res
         params["observation"] = json!(observation);
         params["goal"] = json!(run.goal);
     }
-    let next = host("tool.result", params).await?;
+    let next = host("tool.result", params).await;
+    if let Some(line) = looking {
+        line.remove();
+    }
+    let next = next?;
+    if next.get("tool_calls").is_none()
+        && let Some(summary) = next["summary"].as_str()
+    {
+        // The run ends without a step of its own (its bound reached): said, not left silent.
+        step.append_child(&text_el("p", "", summary)).ok();
+    }
     if next.get("tool_calls").is_some() {
         let run = Run {
             observation: observation.map(Rc::new).unwrap_or_else(|| run.observation.clone()),
