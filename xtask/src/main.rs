@@ -16,7 +16,8 @@
 //! summary service shows on real pages, with the default model and the extractive engine
 //! ([`quality`]); `cargo xtask bench weight [--tabs N]` what the extension costs a browser with
 //! N tabs open ([`weight`]); `cargo xtask bench hub [--clients N]` the Lark hub under load
-//! ([`hub`]).
+//! ([`hub`]); `cargo xtask bench agent [--tasks T,…] [--episodes N] [--engine E]` whether approving
+//! Laika's proposals finishes MiniWoB++ web tasks, beside a random-clicking floor ([`agent`]).
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+mod agent;
 mod build;
 mod e2e;
 mod hub;
@@ -358,6 +360,7 @@ fn bench(args: &[String]) -> Result<()> {
         Some("security") => return security::security(&workspace_root(), &args[1..]),
         Some("quality") => return quality::quality(&workspace_root(), &args[1..]),
         Some("weight") => return weight::weight(&workspace_root(), &args[1..]),
+        Some("agent") => return agent::agent(&workspace_root(), &args[1..]),
         Some("hub") => return hub::hub(&workspace_root(), &args[1..]),
         Some("lavs") => return lavs::lavs(&workspace_root(), &args[1..]),
         Some("librarian") => return librarian::librarian(&workspace_root(), &args[1..]),
