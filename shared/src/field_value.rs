@@ -5,8 +5,9 @@
 //! the text as it is. Pure: the content script calls it before setting the value, and the tests
 //! call it natively.
 
-/// Month names and their common short forms, for dates written out ("March 3, 2016").
-const MONTHS: &[&str] = &[
+/// Month names, in order, for dates written out ("March 3, 2016"); a prefix of three letters or
+/// more names one too ("Mar").
+pub const MONTHS: &[&str] = &[
     "january",
     "february",
     "march",
@@ -25,6 +26,10 @@ const MONTHS: &[&str] = &[
 /// that kind. Types that take free text give the text back unchanged.
 pub fn for_input(input_type: &str, text: &str) -> Option<String> {
     let text = text.trim();
+    if text.is_empty() {
+        // Typing nothing clears a field of any kind.
+        return Some(String::new());
+    }
     match input_type.to_ascii_lowercase().as_str() {
         "time" => time(text),
         "date" => date(text),
@@ -163,5 +168,6 @@ mod tests {
         assert_eq!(for_input("text", " Ada ").as_deref(), Some("Ada"));
         assert_eq!(for_input("number", "1,250").as_deref(), Some("1250"));
         assert_eq!(for_input("number", "many"), None);
+        assert_eq!(for_input("time", " ").as_deref(), Some(""));
     }
 }

@@ -49,6 +49,8 @@ pub enum Warning {
     /// A click on a link that leads to another site: navigation away from the page's site,
     /// which a per-site grant never covers.
     LeavesSite,
+    /// Typing the password the user wrote in their own request into this site's password field.
+    Password,
 }
 
 impl Warning {
@@ -61,6 +63,7 @@ impl Warning {
             Warning::CredentialsInUrl => "This URL contains a user name or password.",
             Warning::External => "This sends data to an outside service.",
             Warning::LeavesSite => "This link leads to another site.",
+            Warning::Password => "This types the password you wrote in your request into this site's password field.",
         }
     }
 }
@@ -96,6 +99,10 @@ pub struct PolicyContext<'a> {
     pub grants: &'a [SiteGrant],
     /// The endpoints of the installed local services `integration.invoke` may name.
     pub integrations: &'a [IntegrationEndpoint],
+    /// The passwords the user wrote in the request being planned ([`crate::goal::secrets`]): the
+    /// only text that may be typed into a password field, on a card of its own. Never a value
+    /// from the page.
+    pub goal_secrets: &'a [String],
 }
 
 /// What an endpoint of a local (LAVS) service does, as its manifest declares it.
@@ -204,14 +211,24 @@ pub fn decide(call: &ToolCall, ctx: &PolicyContext<'_>) -> Decision {
         ToolCall::CollectionListSources(_) | ToolCall::TransformListTypes(_) => Decision::allow("reads local data"),
 
         ToolCall::Click(args) => {
-            element_action(ctx, &args.handle_id, Capability::Click, page_origin.as_deref(), "click")
+            element_action(ctx, &args.handle_id, Capability::Click, page_origin.as_deref(), "click", None)
         }
-        ToolCall::Type(args) => {
-            element_action(ctx, &args.handle_id, Capability::Type, page_origin.as_deref(), "type into")
-        }
-        ToolCall::Select(args) => {
-            element_action(ctx, &args.handle_id, Capability::Select, page_origin.as_deref(), "choose an option of")
-        }
+        ToolCall::Type(args) => element_action(
+            ctx,
+            &args.handle_id,
+            Capability::Type,
+            page_origin.as_deref(),
+            "type into",
+            Some(&args.text),
+        ),
+        ToolCall::Select(args) => element_action(
+            ctx,
+            &args.handle_id,
+            Capability::Select,
+            page_origin.as_deref(),
+            "choose an option of",
+            None,
+        ),
 
         ToolCall::Navigate(args) => navigation(ctx, &args.url, Capability::Navigate, "navigate this tab to"),
         ToolCall::OpenTab(args) => navigation(ctx, &args.url, Capability::OpenTab, "open a new tab at"),
@@ -307,6 +324,7 @@ fn element_action(
     capability: Capability,
     page_origin: Option<&str>,
     verb: &str,
+    typed: Option<&str>,
 ) -> Decision {
     let element = match ctx.observation {
         Some(observation) => match observation.element(handle_id) {
@@ -324,6 +342,16 @@ fn element_action(
     if let Some(element) = element {
         if element.disabled {
             return Decision::deny(ReasonCode::PolicyDisabledElement, "the element is disabled");
+        }
+        // The password the user wrote in this request, typed into this page's password field:
+        // asked on a card of its own, never granted for good.
+        if capability == Capability::Type
+            && element.field_kind == Some(FieldKind::Password)
+            && typed.is_some_and(|text| !text.is_empty() && ctx.goal_secrets.iter().any(|s| s == text))
+            && page_origin.is_some()
+        {
+            let label = Some(clip(&element.text)).filter(|t| !t.is_empty()).unwrap_or_else(|| clip(handle_id));
+            return Decision::ask(format!("type the password you gave into {label:?}"), vec![Warning::Password]);
         }
         if matches!(capability, Capability::Type | Capability::Select)
             && let Some(kind) = element.field_kind.filter(|k| k.is_secret())
@@ -581,6 +609,7 @@ mod tests {
             observation: Some(observation),
             grants,
             integrations: &[],
+            goal_secrets: &[],
         }
     }
 

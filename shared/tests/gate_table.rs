@@ -463,6 +463,7 @@ fn no_grant_turns_a_deny_into_an_allow_for_any_tool_field_or_origin() {
                 page_url,
                 observation: with_observation.then_some(&observation),
                 integrations: &integrations,
+                goal_secrets: &[],
                 ..PolicyContext::default()
             };
             for (label, call) in &calls {

@@ -248,3 +248,17 @@ fn a_menu_path_is_a_click_on_each_item_as_it_shows() {
     );
     assert_eq!(said(&propose_next(goal, &open, &done), &open), ["browser.click Bethena"]);
 }
+
+#[test]
+fn each_labelled_field_takes_its_label_s_value_from_the_page() {
+    let page = observe(
+        r#"<table><tr><td>Gender</td><td>Female</td></tr><tr><td>Country</td><td>Maldives</td></tr></table>
+        <p>Country: <input type="text"></p><p>Gender: <input type="text"></p><button>Submit</button>"#,
+    );
+    let goal = "Enter the value that corresponds with each label into the form and submit when done.";
+    let calls = propose(goal, &page);
+    assert_eq!(
+        said(&calls, &page),
+        ["browser.type Country = Maldives", "browser.type Gender = Female", "browser.click Submit"]
+    );
+}

@@ -16,7 +16,10 @@
 //! Everything here is a pure function of its inputs (no I/O, no clock, no randomness), so the
 //! extension (WASM), the host and the tests read a goal the same way.
 
+mod named;
 mod values;
+
+pub use named::secrets;
 
 use crate::observation::{Element, FieldKind, Observation};
 use serde::{Deserialize, Serialize};
@@ -907,7 +910,7 @@ fn read_clause(clause: &str) -> Option<Step> {
         _ => {}
     }
     match step.verb {
-        Verb::Type => read_typing(&mut step, &rest, quote.as_deref()),
+        Verb::Type => read_typing(&mut step, &rest, quote.as_deref(), *lead == "fill"),
         Verb::Search => read_search(&mut step, &rest, quote.as_deref()),
         Verb::Choose if *lead == "sort" => read_sort(&mut step, &rest),
         Verb::Choose => read_choice(&mut step, &rest, quote.as_deref()),
@@ -1054,10 +1057,13 @@ fn take_choice(step: &mut Step, words: Vec<Word>) -> Vec<Word> {
 }
 
 /// "type hello into Search", "enter 10115 in the postcode field", "fill the email with a@b.c".
-fn read_typing(step: &mut Step, rest: &[Word], quote: Option<&str>) {
+fn read_typing(step: &mut Step, rest: &[Word], quote: Option<&str>, fill: bool) {
     let folded: Vec<&str> = rest.iter().map(|w| w.folded.as_str()).collect();
     let join = join_raw;
-    let (text, field): (String, Vec<Word>) = if let Some(with) = folded.iter().position(|w| *w == "with") {
+    // "fill FIELD with TEXT"; after "type" or "enter", "with" is part of the text ("the value
+    // that corresponds with each label").
+    let with = folded.iter().position(|w| *w == "with").filter(|_| fill);
+    let (text, field): (String, Vec<Word>) = if let Some(with) = with {
         // fill [in|out] FIELD with TEXT
         let field: Vec<Word> =
             rest[..with].iter().filter(|w| !matches!(w.folded.as_str(), "in" | "out")).cloned().collect();
@@ -1203,7 +1209,23 @@ fn steps(goal: &str) -> Vec<Step> {
     // "type that" types it.
     let mut looked_for: Option<String> = None;
     for clause in clauses(goal) {
+        let named = named::named_values(&clause, named::types_or_signs_in(&clause));
         match read_clause(&clause) {
+            // Values named for fields of their own ("the username "ada" and the password "x"",
+            // "log in with username ada and password x"): one typing step each, then the
+            // clause's own action (signing in).
+            Some(step) if named.len() >= 2 || (!named.is_empty() && signs_in(&step)) => {
+                for value in named {
+                    let mut typing = Step::new(Verb::Type);
+                    set_target(&mut typing, &raw_words(&value.field.join(" ")));
+                    typing.text = Some(value.value);
+                    typing.quoted = true;
+                    out.push(typing);
+                }
+                if step.verb != Verb::Type {
+                    out.push(step);
+                }
+            }
             Some(step) if step.verb == Verb::Choose && menu_path(&step).is_some() => {
                 out.extend(menu_path(&step).unwrap_or_default());
             }
@@ -1223,6 +1245,12 @@ fn steps(goal: &str) -> Vec<Step> {
         }
     }
     out
+}
+
+/// Whether a step signs in (the concept of "sign in", "log in").
+fn signs_in(step: &Step) -> bool {
+    let sign_in = CONCEPTS.iter().position(|(cues, _)| cues.first() == Some(&"sign in"));
+    sign_in.is_some_and(|index| step.concepts.contains(&index))
 }
 
 /// The value a typing step types: as the goal wrote it, or read from the page where the goal
@@ -1535,6 +1563,18 @@ fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> 
         Verb::Scroll => {
             note(ProposedCall::new("browser.scroll", json!({ "deltaY": step.direction * SCROLL_STEP })), used)
         }
+        Verb::Type if step.text.as_deref().is_some_and(|t| !step.quoted && values::per_field(t)) => {
+            // "Enter the value that corresponds with each label into the form": every labelled
+            // field takes the value its label has on the page.
+            for field in observation.elements.iter().filter(|e| is_typable(e) && !e.disabled && !e.text.is_empty()) {
+                if let Some(value) = values::label_value(&field.text, &observation.text) {
+                    note(
+                        ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": value })),
+                        used,
+                    );
+                }
+            }
+        }
         Verb::Type => {
             let Some(text) = &typed_value(step, observation) else { return out };
             let free: Vec<&Element> = observation
@@ -1641,9 +1681,21 @@ pub fn propose(goal: &str, observation: &Observation) -> Vec<ProposedCall> {
 /// the tab is open, its click is done and Save is on the page). Empty when everything the goal
 /// asks for that the page offers has been done.
 pub fn propose_next(goal: &str, observation: &Observation, done: &[DoneCall]) -> Vec<ProposedCall> {
+    next_steps(goal, observation, done).0
+}
+
+/// The value step a run stopped at: the text it would type, as the goal wrote it ("your
+/// answer", "the text below"), when no field takes it or the page does not state it.
+pub fn blocked_at(goal: &str, observation: &Observation, done: &[DoneCall]) -> Option<String> {
+    next_steps(goal, observation, done).1
+}
+
+/// [`propose_next`], and the value step it stopped at, if any.
+fn next_steps(goal: &str, observation: &Observation, done: &[DoneCall]) -> (Vec<ProposedCall>, Option<String>) {
     let mut out: Vec<ProposedCall> = Vec::new();
     let mut used: Vec<String> = Vec::new();
     let mut wait: Option<u64> = None;
+    let mut blocked = None;
     for step in steps(goal) {
         if step.verb == Verb::Wait {
             wait = step.wait_ms;
@@ -1658,6 +1710,7 @@ pub fn propose_next(goal: &str, observation: &Observation, done: &[DoneCall]) ->
                 done.iter().any(|d| d.name == "browser.type" && d.value.as_deref() == Some(&value))
             });
             if !typed {
+                blocked = step.text.clone();
                 break;
             }
         }
@@ -1671,7 +1724,7 @@ pub fn propose_next(goal: &str, observation: &Observation, done: &[DoneCall]) ->
         }
     }
     out.truncate(MAX_PROPOSED);
-    out
+    (out, blocked)
 }
 
 /// A call a run has made, as the next step compares proposals with it: the tool, the element

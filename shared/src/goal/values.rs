@@ -42,6 +42,14 @@ pub(super) fn is_reference(text: &str) -> bool {
     REFERENCE_OPENERS.contains(&first.as_str())
 }
 
+/// Whether a reference asks for a value per field ("the value that corresponds with each
+/// label", "every field's value"): each field the page labels takes the value its label has in
+/// the page's text ([`label_value`]).
+pub(super) fn per_field(reference: &str) -> bool {
+    let words: Vec<String> = reference.split_whitespace().map(|w| w.to_lowercase()).collect();
+    words.iter().any(|w| w == "value" || w == "values") && words.iter().any(|w| w == "each" || w == "every")
+}
+
 /// The value a reference points at on the page, if it can be read there.
 pub(super) fn resolve(reference: &str, observation: &Observation) -> Option<String> {
     let words: Vec<String> = reference
@@ -80,9 +88,16 @@ pub(super) fn label_value(label: &str, text: &str) -> Option<String> {
     })
 }
 
+/// Places whose text is a field's value, which Laika never reads ("the last word in the text
+/// area"): a counted word there is not looked for in the page's text.
+const FIELD_PLACES: &[&str] = &["textarea", "area", "field", "box", "input"];
+
 /// "the 10th word in the paragraph", "the last word": a word of the page's longest passage.
 fn counted_word(words: &[String], observation: &Observation) -> Option<String> {
     let noun = words.iter().position(|w| w == "word")?;
+    if words[noun..].iter().any(|w| FIELD_PLACES.contains(&w.as_str())) {
+        return None;
+    }
     let count = words[..noun].iter().rev().find_map(|w| {
         if w == "last" {
             return Some(usize::MAX);
@@ -174,6 +189,12 @@ mod tests {
     }
 
     #[test]
+    fn a_value_per_field_is_told_from_one_value() {
+        assert!(per_field("the value that corresponds with each label"));
+        assert!(!per_field("the value of Country"));
+    }
+
+    #[test]
     fn a_label_value_line_gives_the_value() {
         let p = page("Enter the value of Country into the text field.\nLast name | Logan\nCountry | Kyrgyzstan");
         assert_eq!(resolve("the value of Country", &p).as_deref(), Some("Kyrgyzstan"));
@@ -189,6 +210,8 @@ mod tests {
         assert_eq!(resolve("the first word", &p).as_deref(), Some("Nec"));
         assert_eq!(resolve("the last word in the paragraph", &p).as_deref(), Some("sit"));
         assert_eq!(resolve("the 40th word", &p), None);
+        // A field's text is its value, never read.
+        assert_eq!(resolve("the last word in the text area", &p), None);
     }
 
     #[test]
