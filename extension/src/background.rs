@@ -157,8 +157,9 @@ async fn route(to: &str, message: &Value, sender: &Value) -> Result<Value, ExtEr
                     let name = released.get("name").and_then(Value::as_str).unwrap_or_default();
                     let arguments = released.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
                     let release = released.get("release").and_then(Value::as_str).unwrap_or_default();
+                    let password = released.get("password").and_then(Value::as_bool) == Some(true);
                     let origin = message.get("origin").and_then(Value::as_str);
-                    run_tool(tab_id, name, arguments, origin, release).await
+                    run_tool(tab_id, name, arguments, origin, (release, password)).await
                 }
                 // Laika's code in the tab, injected now if it is not there yet (the sidecar asks
                 // when it opens on a tab): which reader it runs, live DOM or snapshot.
@@ -375,7 +376,7 @@ async fn run_tool(
     name: &str,
     arguments: Map<String, Value>,
     origin: Option<&str>,
-    release: &str,
+    (release, password): (&str, bool),
 ) -> Result<Value, ExtError> {
     let call = RawToolCall { name: name.into(), arguments: arguments.clone() }.to_typed().map_err(|violations| {
         let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
@@ -395,8 +396,10 @@ async fn run_tool(
     let id = JsValue::from_f64(tab_id as f64);
     let result = match &call {
         ToolCall::Click(_) | ToolCall::Type(_) | ToolCall::Select(_) | ToolCall::Scroll(_) => {
-            let message =
-                json!({ "to": "content", "op": "run", "name": name, "arguments": arguments, "release": release });
+            let message = json!({
+                "to": "content", "op": "run", "name": name, "arguments": arguments, "release": release,
+                "password": password,
+            });
             return to_content(tab_id, &message).await;
         }
         ToolCall::OpenTab(args) => {

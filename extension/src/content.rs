@@ -67,7 +67,9 @@ fn handle(message: &Value) -> Result<Value, ExtError> {
             let name = message.get("name").and_then(Value::as_str).unwrap_or_default();
             let arguments = message.get("arguments").and_then(Value::as_object).cloned().unwrap_or_default();
             // page_tools answers in the reply shape already; unwrap it so errors stay errors.
-            let outcome = page_tools::run_tool(&live_dom()?, name, &arguments);
+            // The host releases a password only as the user's own, typed on a card of its own.
+            let password = message.get("password").and_then(Value::as_bool) == Some(true);
+            let outcome = page_tools::run_tool(&live_dom()?, name, &arguments, password);
             ext::unwrap_reply(&outcome, ("TOOL_FAILED", "the tool failed"))
         }
         "highlight" => {

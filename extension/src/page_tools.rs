@@ -100,14 +100,16 @@ type Outcome = Result<Value, ToolError>;
 
 /// Runs an approved content-script tool on the live page. Never panics; every refusal or failure
 /// is an `{"ok": false, "error": {code, message}}` answer.
-pub fn run_tool(dom: &LiveDom, name: &str, arguments: &Map<String, Value>) -> Value {
-    match execute(dom, name, arguments) {
+/// With `password`, the host released this call as the user's own password for this page's
+/// password field (typed on a card of its own); every other secret field is still refused.
+pub fn run_tool(dom: &LiveDom, name: &str, arguments: &Map<String, Value>, password: bool) -> Value {
+    match execute(dom, name, arguments, password) {
         Ok(result) => json!({ "ok": true, "result": result }),
         Err(error) => json!({ "ok": false, "error": { "code": error.code.as_str(), "message": error.message } }),
     }
 }
 
-fn execute(dom: &LiveDom, name: &str, arguments: &Map<String, Value>) -> Outcome {
+fn execute(dom: &LiveDom, name: &str, arguments: &Map<String, Value>, password: bool) -> Outcome {
     let call =
         RawToolCall { name: name.to_owned(), arguments: arguments.clone() }.to_typed().map_err(|violations| {
             let code = violations.first().map_or(Code::ToolArgsInvalid, |violation| violation.code);
@@ -116,7 +118,7 @@ fn execute(dom: &LiveDom, name: &str, arguments: &Map<String, Value>) -> Outcome
         })?;
     match call {
         ToolCall::Click(args) => click(dom, &args.handle_id),
-        ToolCall::Type(args) => type_text(dom, &args.handle_id, &args.text),
+        ToolCall::Type(args) => type_text(dom, &args.handle_id, &args.text, password),
         ToolCall::Select(args) => select(dom, &args.handle_id, &args.value),
         ToolCall::Scroll(args) => scroll(dom, args.delta_y),
         ToolCall::GetSelectionLinks(args) => {
@@ -222,9 +224,9 @@ enum Field {
     Editable(HtmlElement),
 }
 
-fn type_text(dom: &LiveDom, handle: &str, text: &str) -> Outcome {
+fn type_text(dom: &LiveDom, handle: &str, text: &str, password: bool) -> Outcome {
     let element = target(dom, handle)?;
-    let field = typable_field(&element)?;
+    let field = typable_field(&element, password)?;
     let window = window_of(dom)?;
     check_visible(&window, &element)?;
     check_enabled(&element)?;
@@ -249,10 +251,11 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str) -> Outcome {
         Field::Input(input) => {
             // A date, time or number field takes its own form of the value ("1:49 PM" → "13:49").
             let input_type = input.type_();
+            // (The answer never repeats what was typed.)
             let Some(value) = laika_shared::field_value::for_input(&input_type, text) else {
                 return Err(fail(
                     Code::ToolArgsInvalid,
-                    format!("{:?} is no value a {} field takes", truncate(text, 40), truncate(&input_type, 20)),
+                    format!("a {} field does not take that value", truncate(&input_type, 20)),
                 ));
             };
             input.set_value(&value);
@@ -278,11 +281,14 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str) -> Outcome {
 
 /// The field to type into, or why not: secret, hidden and file fields are refused whatever the
 /// gate said; anything else that is not a text-like field is unsupported.
-fn typable_field(element: &Element) -> Result<Field, ToolError> {
+fn typable_field(element: &Element, password: bool) -> Result<Field, ToolError> {
     let tag = tag_of(element);
     if is_html(element) && tag == "input" {
         let input: HtmlInputElement = element.clone().unchecked_into();
         let input_type = input.type_().to_ascii_lowercase();
+        if password && input_type == "password" {
+            return Ok(Field::Input(input));
+        }
         if matches!(input_type.as_str(), "password" | "hidden" | "file") {
             return Err(fail(Code::ToolFieldRefused, format!("Laika never types into {input_type} fields")));
         }

@@ -94,7 +94,9 @@
     };
     const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true }));
 
-    function run(name, args) {
+    // `password`: the host released this call as the user's own password, typed into this
+    // page's password field on a card of its own (never any other secret field).
+    function run(name, args, password) {
       if (name === "browser.scroll") {
         if (typeof args.deltaY !== "number" || !isFinite(args.deltaY)) return fail("TOOL_ARGS_INVALID", "deltaY must be a number");
         window.scrollBy(0, args.deltaY);
@@ -113,9 +115,10 @@
         return { ok: true, result: { tag: el.localName, text: editable ? "" : (el.textContent || "").trim().slice(0, 80), href: el.href || undefined } };
       }
       if (typeof args.text !== "string" && name === "browser.type") return fail("TOOL_ARGS_INVALID", "text must be a string");
-      if (secret(el)) return fail("TOOL_FIELD_REFUSED", "Laika never types into password, one-time-code, payment, hidden or file fields");
+      const ownPassword = password === true && name === "browser.type" && el.localName === "input" && (el.getAttribute("type") || "").toLowerCase() === "password";
+      if (secret(el) && !ownPassword) return fail("TOOL_FIELD_REFUSED", "Laika never types into password, one-time-code, payment, hidden or file fields");
       if (name === "browser.type") {
-        const textLike = el.localName === "textarea" ||
+        const textLike = ownPassword || el.localName === "textarea" ||
           (el.localName === "input" && ["", "text", "search", "email", "url", "tel", "number"].includes((el.getAttribute("type") || "").toLowerCase()));
         if (el.isContentEditable) {
           el.focus();
@@ -200,7 +203,7 @@
           case "ping": answer = { ok: true, result: { mode: "snapshot", reason } }; break;
           case "observe": answer = { ok: true, result: { snapshot: snapshot() } }; break;
           // The router attaches the host's release of an approved call; without it, nothing runs.
-          case "run": answer = message.release ? run(message.name, message.arguments || {}) : fail("TOOL_NOT_APPROVED", "the page action comes without the host's release of an approved call; it was not run"); break;
+          case "run": answer = message.release ? run(message.name, message.arguments || {}, message.password) : fail("TOOL_NOT_APPROVED", "the page action comes without the host's release of an approved call; it was not run"); break;
           case "highlight": answer = { ok: true, result: { shown: highlight(message.handleId) } }; break;
           case "clear": clear(); answer = { ok: true, result: { cleared: true } }; break;
           case "toggle_sidecar": answer = { ok: true, result: { shown: toggleSidecar() } }; break;

@@ -90,7 +90,7 @@ fn handle(dom: &LiveDom, element: &Element) -> String {
 
 fn run(dom: &LiveDom, name: &str, arguments: Value) -> Value {
     let arguments: Map<String, Value> = arguments.as_object().cloned().unwrap_or_default();
-    run_tool(dom, name, &arguments)
+    run_tool(dom, name, &arguments, false)
 }
 
 fn click(dom: &LiveDom, element: &Element) -> Value {
@@ -250,8 +250,12 @@ async fn typing_sets_the_value_fires_events_and_never_echoes_the_text() {
     let number = by_id(&dom, "num");
     assert_eq!(result(&type_into(&dom, &number, "42"))["complete"], true);
     assert_eq!(input_value(&number), "42");
-    // A number field cannot hold letters: the answer says so, without saying what it holds.
-    assert_eq!(result(&type_into(&dom, &number, "forty-two"))["complete"], false);
+    // A number field cannot hold letters: the answer says so, without saying what it holds or
+    // what was typed, and the field keeps its value.
+    let refused = type_into(&dom, &number, "forty-two");
+    assert_error(&refused, Code::ToolArgsInvalid);
+    assert!(!refused.to_string().contains("forty"), "{refused}");
+    assert_eq!(input_value(&number), "42");
 
     let editor = by_id(&dom, "editor");
     let log = EventLog::listen(&editor);
@@ -293,6 +297,25 @@ async fn secret_hidden_and_file_fields_are_refused_and_left_alone() {
     let expiry = by_id(&dom, "exp");
     assert_error(&select(&dom, &expiry, "02"), Code::ToolFieldRefused);
     assert_eq!(expiry.unchecked_ref::<HtmlSelectElement>().value(), "01");
+}
+
+#[wasm_bindgen_test]
+async fn a_password_is_typed_only_when_the_host_released_it_as_the_user_s_own() {
+    let dom = load(FORM).await;
+    let field = by_selector(&dom, "#pw");
+    let arguments: Map<String, Value> =
+        json!({ "handleId": handle(&dom, &field), "text": "from-the-goal" }).as_object().cloned().unwrap_or_default();
+    assert_error(&run_tool(&dom, "browser.type", &arguments, false), Code::ToolFieldRefused);
+    assert_eq!(input_value(&field), "hunter2-secret");
+    let typed = run_tool(&dom, "browser.type", &arguments, true);
+    assert_eq!(typed["ok"], true, "{typed}");
+    assert_eq!(input_value(&field), "from-the-goal");
+    assert!(!typed.to_string().contains("from-the-goal"), "{typed}");
+    // Released as a password, a one-time-code field is still refused.
+    let otp = by_selector(&dom, "#otp");
+    let arguments: Map<String, Value> =
+        json!({ "handleId": handle(&dom, &otp), "text": "123456" }).as_object().cloned().unwrap_or_default();
+    assert_error(&run_tool(&dom, "browser.type", &arguments, true), Code::ToolFieldRefused);
 }
 
 #[wasm_bindgen_test]

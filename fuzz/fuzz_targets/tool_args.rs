@@ -251,6 +251,7 @@ fn check_accepted(raw: &RawToolCall, typed: &ToolCall) {
         observation: Some(observation),
         grants: &[],
         integrations,
+        goal_secrets: &[],
     };
     let decision = decide(typed, &plain);
     assert_eq!(decision, decide(typed, &plain), "the gate is not deterministic");

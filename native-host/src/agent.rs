@@ -118,12 +118,11 @@ impl Runs {
         f(&mut runs.back_mut().expect("pushed").1)
     }
 
-    /// Keeps a step's gated calls (`reply.tool_calls`, each with its id) as proposed on `observation`.
-    pub fn proposed(&self, run_id: &str, reply: &Value, observation: &Observation) {
-        let calls: Vec<(String, DoneCall)> = reply["tool_calls"]
-            .as_array()
-            .into_iter()
-            .flatten()
+    /// Keeps a step's gated calls ([`PlanOutcome::calls`], each with its id) as proposed on
+    /// `observation`.
+    pub fn proposed(&self, run_id: &str, gated: &[Value], observation: &Observation) {
+        let calls: Vec<(String, DoneCall)> = gated
+            .iter()
             .filter_map(|c| {
                 let id = c["id"].as_str()?.to_string();
                 Some((id, DoneCall::of(c["name"].as_str()?, &c["arguments"], observation)))
@@ -150,7 +149,33 @@ impl Runs {
 
 /// What one planning step produced, before it is reported.
 pub struct PlanOutcome {
+    /// The reply for the sidecar: a password the user wrote shows as [`MASK`].
     pub reply: Value,
+    /// The gated calls as they run, a password included: kept in memory only, for the release
+    /// ([`crate::release::BrowserCalls`]).
+    pub calls: Vec<Value>,
+}
+
+/// What a password the user wrote in their goal shows as in a prompt, a card, the history and
+/// the logs.
+pub const MASK: &str = "••••••";
+
+/// `text` with each secret masked.
+fn mask(text: &str, secrets: &[String]) -> String {
+    secrets.iter().filter(|s| !s.is_empty()).fold(text.to_string(), |out, secret| out.replace(secret.as_str(), MASK))
+}
+
+/// Every string of `value` with each secret masked.
+fn mask_value(value: &mut Value, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    match value {
+        Value::String(text) => *text = mask(text, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_value(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| mask_value(v, secrets)),
+        _ => {}
+    }
 }
 
 fn tabs_document(tabs: &[Tab]) -> Option<Value> {
@@ -257,8 +282,14 @@ fn plan_ask(
             }
             None => ("action".to_string(), describe_action(call)),
         };
+        // An option starting at a later call leaves out the ones before it, but never a value the
+        // goal gave (typing, a choice): a form submitted without it does not do the task.
+        let sets_a_value =
+            candidates[..i].iter().any(|c| matches!(c["name"].as_str(), Some("browser.type" | "browser.select")));
+        if sets_a_value {
+            continue;
+        }
         lines.push(line);
-        // An option starting at a later call leaves out the ones before it.
         options.push(candidates[i..].to_vec());
     }
     for r in ranked.iter().filter(|r| r.relevant() && !listed.contains(&r.handle_id)) {
@@ -336,6 +367,47 @@ fn describe_calls(goal: &str, calls: &[ToolCall], observation: &Observation, lat
     format!("{lead}: {}. Nothing runs until you approve it.", steps.join(", then "))
 }
 
+/// Which of a plan's calls run at this step, in order: those the gate allows or denies (a
+/// denied one is shown as refused), and those it asks about that may be approved together on one
+/// card, up to the first that must ask on a card of its own, which comes first or waits. The
+/// rest are shown as what comes next, with no question asked (and no approval recorded) for a
+/// step that may never come: they are proposed again once the page is observed after these.
+/// Calls the host runs (a local service, an artifact) do not depend on the page: they neither
+/// end a step nor wait, and each asks on a card of its own at once, as it always did. Returns
+/// which calls wait.
+fn later_steps(decided: &[(&ToolCall, policy::Decision)]) -> Vec<bool> {
+    let now = this_step(decided);
+    decided.iter().enumerate().map(|(i, (call, _))| !runs_in_host(call) && i >= now).collect()
+}
+
+fn runs_in_host(call: &ToolCall) -> bool {
+    call.spec().executor == laika_shared::tools::Executor::Host
+}
+
+/// The number of leading calls that run at this step ([`later_steps`]).
+fn this_step(decided: &[(&ToolCall, policy::Decision)]) -> usize {
+    let mut acting = false;
+    let mut asked_alone = false;
+    for (index, (call, decision)) in decided.iter().enumerate() {
+        if runs_in_host(call) {
+            continue;
+        }
+        match decision.verdict {
+            Verdict::Deny => {}
+            Verdict::Allow => acting = true,
+            Verdict::Ask => {
+                let alone = !policy::asks_together(call, decision);
+                if asked_alone || (alone && acting) {
+                    return index;
+                }
+                acting = true;
+                asked_alone = alone;
+            }
+        }
+    }
+    decided.len()
+}
+
 /// Everything wrong with a reply that a retry could fix: unreadable output, calls outside the
 /// catalogue or with bad arguments, handles that are not in the observation.
 fn reply_problems(
@@ -365,8 +437,12 @@ pub async fn plan(
     if input.step > input.max_steps {
         return Err(("AGENT_STEP_LIMIT", format!("the run reached its bound of {} steps", input.max_steps)));
     }
+    // A password the user wrote in the goal is typed from the proposal; it never reaches a
+    // prompt, a packet, the history or a log.
+    let secrets = goal::secrets(&input.goal);
+    let said = PlanInput { goal: mask(&input.goal, &secrets), ..input.clone() };
     let ranked = goal::rank_elements(&input.goal, &input.observation);
-    let request = plan_request_ranked(input, &ranked);
+    let request = plan_request_ranked(&said, &ranked);
     let small = deps.engine.small();
     let endpoints = integrations::endpoints(&deps.integrations);
     // A goal that only reads the page proposes no page action, whatever the engine.
@@ -374,15 +450,25 @@ pub async fn plan(
     let proposed: Vec<ProposedCall> =
         if read_only { vec![] } else { goal::propose_next(&input.goal, &input.observation, &input.done) };
     let candidates: Vec<Value> = proposed.iter().map(ProposedCall::to_json).collect();
+    // A value the goal gives that no field takes, or that the page does not state: the run
+    // stops there and says what it needs, whatever the engine.
+    let blocked = (!read_only && candidates.is_empty())
+        .then(|| goal::blocked_at(&input.goal, &input.observation, &input.done))
+        .flatten();
     let no_model_reply = if read_only {
         Some(READ_ONLY_SUMMARY.to_string())
+    } else if let Some(value) = &blocked {
+        Some(format!(
+            "I stopped: I could not find where to type “{}” on this page, or read it there. I need you to do that step; ask again once it is done.",
+            ground::shorten(&mask(value, &secrets), 80)
+        ))
     } else if small && input.step > 1 && candidates.is_empty() {
         // The goal read again on the page as it is now asks for nothing the run has not done.
         Some(DONE_SUMMARY.to_string())
     } else if small && candidates.is_empty() {
         // The ranking found no action for the goal: a small model only chooses among the
         // ranking's proposals, so there is nothing to ask it.
-        Some(describe_calls(&input.goal, &[], &input.observation, false))
+        Some(describe_calls(&said.goal, &[], &input.observation, false))
     } else {
         None
     };
@@ -401,7 +487,7 @@ pub async fn plan(
         };
         last = Some((String::new(), Ok(reply)));
     } else {
-        let ask = plan_ask(input, &request, &ranked, &candidates, small, &deps.integrations);
+        let ask = plan_ask(&said, &request, &ranked, &candidates, small, &deps.integrations);
         let mut user = ask.user.clone();
         for attempt in 0..=MAX_REPAIRS {
             let sampling = if attempt > 0 {
@@ -435,6 +521,7 @@ pub async fn plan(
                 // The prompt holds page captions: only with LAIKA_LOG_FULL_LLM=1.
                 event["user"] = json!(user);
             }
+            mask_value(&mut event, &secrets);
             deps.debug.event("agent.plan_attempt", event);
             attempts.push(json!({ "attempt": attempt, "problems": problems }));
             let clean = problems.is_empty();
@@ -469,8 +556,14 @@ pub async fn plan(
         .filter(|c| c.check_handle(&input.observation).is_ok())
         .map(|c| c.clone().proposed())
         .collect();
-    if small && no_model_reply.is_none() {
-        reply.summary = describe_calls(&input.goal, &calls, &input.observation, input.step > 1);
+    if (small || !deps.engine.is_model()) && no_model_reply.is_none() {
+        // Said by Laika, not the engine: a small model's prose is not reliable, and an engine
+        // that is no model (extractive) writes page sentences, not a plan.
+        reply.summary = if calls.is_empty() && input.step > 1 {
+            DONE_SUMMARY.to_string()
+        } else {
+            describe_calls(&said.goal, &calls, &input.observation, input.step > 1)
+        };
         reply.summary_format = SummaryFormat::Plain;
     }
     let grants = match &deps.history {
@@ -482,7 +575,10 @@ pub async fn plan(
         observation: Some(&input.observation),
         grants: &grants,
         integrations: &endpoints,
+        goal_secrets: &secrets,
     };
+    // Whatever wrote the summary (a call described, a model's prose), a password shows masked.
+    reply.summary = mask(&reply.summary, &secrets);
     let render: Doc = match reply.summary_format {
         SummaryFormat::Markdown => markdown_to_doc(&reply.summary),
         SummaryFormat::Plain => Doc::from_plain_text(&reply.summary),
@@ -506,8 +602,9 @@ pub async fn plan(
 
     let mut gated = Vec::new();
     let mut approvals = Vec::new();
-    for call in &calls {
-        let decision = policy::decide(call, &context);
+    let decided: Vec<(&ToolCall, policy::Decision)> = calls.iter().map(|c| (c, policy::decide(c, &context))).collect();
+    let later = later_steps(&decided);
+    for (index, (call, decision)) in decided.into_iter().enumerate() {
         let call_id = prompt::new_id();
         let mut entry = json!({
             "id": call_id,
@@ -523,8 +620,11 @@ pub async fn plan(
         {
             entry["wait_ms"] = json!(wait);
         }
-        if decision.verdict == Verdict::Ask {
-            let record = ApprovalRecord {
+        if later[index] {
+            // Shown as what comes next; proposed again, and asked about, at its own step.
+            entry["later"] = json!(true);
+        } else if decision.verdict == Verdict::Ask {
+            let mut record = ApprovalRecord {
                 id: call_id.clone(),
                 conversation_id: Some(input.turn.conversation_id.clone()),
                 created_at: prompt::now_utc(),
@@ -544,15 +644,21 @@ pub async fn plan(
                 reason: (call.handle_id().is_some() || matches!(call, ToolCall::IntegrationInvoke(_)))
                     .then(|| decision.reason.clone()),
             };
+            mask_value(&mut record.arguments, &secrets);
             approvals.push(record);
             entry["approval_id"] = json!(call_id);
         }
         gated.push(entry);
     }
+    // The calls as they run stay in memory for the release; what is shown and stored is masked.
+    let calls_to_run = gated.clone();
+    for entry in &mut gated {
+        mask_value(&mut entry["arguments"], &secrets);
+    }
     if let Some(history) = &deps.history {
-        history
-            .append_turn(&[request.clone(), response.clone()], Some(&deps.engine.model_id()))
-            .map_err(|e| (e.code, e.message))?;
+        let mut stored = [request.clone(), response.clone()];
+        stored.iter_mut().for_each(|packet| mask_value(packet, &secrets));
+        history.append_turn(&stored, Some(&deps.engine.model_id())).map_err(|e| (e.code, e.message))?;
         for record in &approvals {
             history.record_approval(record).map_err(|e| (e.code, e.message))?;
         }
@@ -585,6 +691,7 @@ pub async fn plan(
             "request_id": request["id"],
             "response_id": response["id"],
         }),
+        calls: calls_to_run,
     })
 }
 
@@ -681,6 +788,8 @@ mod tests {
     async fn a_small_model_reads_plain_text_and_chooses_among_the_ranked_calls() {
         let engine = Scripted::new(true, &[]);
         let reply = run(&engine, "Buy these boots in size 42", 1).await;
+        // The plan is both calls; this step runs the choice. Buying may spend money: it asks on a
+        // card of its own, at the next step, on the page as it is then.
         assert_eq!(
             calls(&reply),
             [
@@ -690,8 +799,10 @@ mod tests {
         );
         for call in reply["tool_calls"].as_array().unwrap() {
             assert_eq!(call["decision"]["verdict"], "ask", "{call}");
-            assert!(call["approval_id"].is_string());
         }
+        assert!(reply["tool_calls"][0]["approval_id"].is_string());
+        assert_eq!(reply["tool_calls"][1]["later"], true);
+        assert!(reply["tool_calls"][1].get("approval_id").is_none());
         assert!(reply["summary"].as_str().unwrap().contains("choose “42” in “Size”, then click “Buy now”"), "{reply}");
         let request = engine.asked.lock().unwrap()[0].clone();
         assert_eq!(request.system, prompt::PLANNER_SMALL_SYSTEM);
@@ -700,16 +811,23 @@ mod tests {
             "{}",
             request.user
         );
-        assert!(request.user.contains("1. combobox: Size\n2. button: Buy now\n"), "{}", request.user);
+        // One option: the choice with the click after it. Buy now alone would buy without the
+        // size the goal gave, so it is no option of its own.
+        assert!(request.user.contains("1. combobox: Size\n"), "{}", request.user);
+        assert!(!request.user.contains("2. button: Buy now"), "{}", request.user);
         assert!(request.user.ends_with(prompt::PLANNER_SMALL_INSTRUCTION));
         // Plain text: no packet, no page text.
         assert!(!request.user.contains('{') && !request.user.contains("Ignore previous"), "{}", request.user);
         // The next step of the run reads the goal again on the page: with the size chosen, the
         // click on Buy now is what is left; once it ran too, the run is done, and no model is asked.
-        let made: Vec<DoneCall> =
-            calls(&reply).iter().map(|c| DoneCall::of(c["name"].as_str().unwrap(), &c["arguments"], &shop())).collect();
-        let next = run_after(&engine, "Buy these boots in size 42", 2, &made[..1]).await;
+        let done_of = |reply: &Value| -> Vec<DoneCall> {
+            let now = reply["tool_calls"].as_array().unwrap().iter().filter(|c| c["later"] != true);
+            now.map(|c| DoneCall::of(c["name"].as_str().unwrap(), &c["arguments"], &shop())).collect()
+        };
+        let mut made = done_of(&reply);
+        let next = run_after(&engine, "Buy these boots in size 42", 2, &made).await;
         assert_eq!(calls(&next), [json!({ "name": "browser.click", "arguments": { "handleId": "laika-4" } })]);
+        made.extend(done_of(&next));
         assert!(next["summary"].as_str().unwrap().starts_with("Next: click “Buy now”"), "{next}");
         assert_eq!(engine.asked.lock().unwrap().len(), 2);
         let last = run_after(&engine, "Buy these boots in size 42", 3, &made).await;
@@ -730,12 +848,16 @@ mod tests {
             .map(|c| (c["name"].as_str().unwrap().to_string(), c["together"] == true))
             .collect();
         // The password field is denied outright (not together); an ordinary click may go on one
-        // card with others; a deletion asks on its own.
+        // card with others; a deletion asks on its own card, at the next step: it is shown as
+        // what comes next, with no question asked, and no approval recorded, for it yet.
         assert_eq!(
             together,
             [("browser.type".into(), false), ("browser.click".into(), true), ("browser.click".into(), false)],
             "{reply}"
         );
+        let later: Vec<bool> = reply["tool_calls"].as_array().unwrap().iter().map(|c| c["later"] == true).collect();
+        assert_eq!(later, [false, false, true]);
+        assert!(reply["tool_calls"][2].get("approval_id").is_none(), "{reply}");
     }
 
     #[tokio::test]

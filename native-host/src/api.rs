@@ -305,11 +305,14 @@ impl HostApi {
         Answer::Later(Box::pin(async move {
             let engine = host.ready_engine().await;
             let deps = Self::agent_deps(&host, engine);
-            let reply = agent::plan(&input, &deps, &CancellationToken::new())
+            let outcome = agent::plan(&input, &deps, &CancellationToken::new())
                 .await
-                .map(|outcome| outcome.reply)
                 .map_err(|(code, message)| HostError::new(code, message))?;
-            host.runs.proposed(&input.run_id, &reply, &input.observation);
+            let reply = outcome.reply;
+            host.browser_calls.remember(&outcome.calls);
+            // What each call did is compared with what later steps propose: the calls as they
+            // run (a masked password would never match itself).
+            host.runs.proposed(&input.run_id, &outcome.calls, &input.observation);
             host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
             crate::host_tools::remember_reply(&host, &reply, &input.turn.conversation_id);
             // Every call the gate asked about, for whoever else may answer it (the Lark bus).

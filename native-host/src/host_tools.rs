@@ -131,7 +131,6 @@ pub fn run_on_approval(host: Arc<Host>) -> tokio::task::JoinHandle<()> {
 
 /// Keeps a planning reply's host-run calls (`tool_calls[]` with their ids) for `tool.run`.
 pub fn remember_reply(host: &Host, reply: &Value, conversation_id: &str) {
-    host.browser_calls.remember_reply(reply);
     for call in reply["tool_calls"].as_array().into_iter().flatten() {
         let raw = RawToolCall {
             name: call["name"].as_str().unwrap_or_default().to_string(),
@@ -538,6 +537,7 @@ mod tests {
         };
         let outcome = agent::plan(&input, &deps, &CancellationToken::new()).await.expect("plans");
         host.remember_page(&input.turn.conversation_id, Arc::new(input.observation.clone()));
+        host.browser_calls.remember(&outcome.calls);
         remember_reply(host, &outcome.reply, &input.turn.conversation_id);
         (outcome.reply, engine)
     }

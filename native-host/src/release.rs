@@ -17,7 +17,7 @@
 
 use crate::history::History;
 use crate::transport::HostError;
-use laika_shared::policy::{Decision, Verdict};
+use laika_shared::policy::{Decision, Verdict, Warning};
 use laika_shared::tools::{Executor, RawToolCall, ToolCall};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -42,12 +42,13 @@ pub struct BrowserCalls {
 }
 
 impl BrowserCalls {
-    /// Keeps the browser calls of a planning step's reply (`tool_calls`, each with its id, its
-    /// gate decision and, when the gate asked, its approval id). Host-run calls are kept by
+    /// Keeps the browser calls of a planning step (its gated calls as they run, each with its
+    /// id, its gate decision and, when the gate asked, its approval id:
+    /// [`crate::agent::PlanOutcome::calls`]). Host-run calls are kept by
     /// [`crate::host_tools::HostCalls`].
-    pub fn remember_reply(&self, reply: &Value) {
+    pub fn remember(&self, gated: &[Value]) {
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        for entry in reply["tool_calls"].as_array().into_iter().flatten() {
+        for entry in gated {
             let raw = RawToolCall {
                 name: entry["name"].as_str().unwrap_or_default().to_string(),
                 arguments: entry["arguments"].as_object().cloned().unwrap_or_default(),
@@ -57,7 +58,9 @@ impl BrowserCalls {
             else {
                 continue;
             };
-            if call.spec().executor == Executor::Host {
+            // Host-run calls are kept elsewhere; a call shown as what comes next runs only once
+            // it is proposed, and asked about, at its own step.
+            if call.spec().executor == Executor::Host || entry["later"] == true {
                 continue;
             }
             let approval_id = entry["approval_id"].as_str().map(str::to_string);
@@ -102,7 +105,12 @@ impl BrowserCalls {
             Verdict::Allow => {}
         }
         kept.released = true;
-        Ok(json!({ "name": kept.call.name(), "arguments": kept.call.arguments(), "release": call_id }))
+        let mut released = json!({ "name": kept.call.name(), "arguments": kept.call.arguments(), "release": call_id });
+        // The one password a page action may type: the user's own, on a card the user approved.
+        if kept.decision.warnings.contains(&Warning::Password) {
+            released["password"] = json!(true);
+        }
+        Ok(released)
     }
 }
 
@@ -111,7 +119,7 @@ mod tests {
     use super::*;
     use crate::history::{ApprovalRecord, StoragePolicy};
 
-    fn reply(verdict: &str, approval: Option<&str>) -> Value {
+    fn gated(verdict: &str, approval: Option<&str>) -> Vec<Value> {
         let mut call = json!({
             "id": "call-1",
             "name": "browser.click",
@@ -121,7 +129,7 @@ mod tests {
         if let Some(id) = approval {
             call["approval_id"] = json!(id);
         }
-        json!({ "tool_calls": [call] })
+        vec![call]
     }
 
     fn record(history: &History, id: &str) {
@@ -151,7 +159,7 @@ mod tests {
         assert_eq!(calls.release(&history, "call-1").unwrap_err().code, "TOOL_CALL_UNKNOWN");
         // Asked, not answered; then denied.
         record(&history, "call-1");
-        calls.remember_reply(&reply("ask", Some("call-1")));
+        calls.remember(&gated("ask", Some("call-1")));
         assert_eq!(calls.release(&history, "call-1").unwrap_err().code, "TOOL_NOT_APPROVED");
         history.decide_approval("call-1", "deny").unwrap();
         assert_eq!(calls.release(&history, "call-1").unwrap_err().code, "TOOL_NOT_APPROVED");
@@ -162,7 +170,7 @@ mod tests {
         let history = History::open_in_memory(StoragePolicy::Redacted).unwrap();
         let calls = BrowserCalls::default();
         record(&history, "call-1");
-        calls.remember_reply(&reply("ask", Some("call-1")));
+        calls.remember(&gated("ask", Some("call-1")));
         history.decide_approval("call-1", "approve").unwrap();
         let released = calls.release(&history, "call-1").unwrap();
         assert_eq!(
@@ -176,10 +184,10 @@ mod tests {
     fn a_denied_call_is_never_released_and_an_allowed_one_needs_no_approval() {
         let history = History::open_in_memory(StoragePolicy::Redacted).unwrap();
         let calls = BrowserCalls::default();
-        calls.remember_reply(&reply("deny", None));
+        calls.remember(&gated("deny", None));
         assert_eq!(calls.release(&history, "call-1").unwrap_err().code, "POLICY_SENSITIVE_FIELD");
         let calls = BrowserCalls::default();
-        calls.remember_reply(&reply("allow", None));
+        calls.remember(&gated("allow", None));
         assert_eq!(calls.release(&history, "call-1").unwrap()["name"], "browser.click");
     }
 }

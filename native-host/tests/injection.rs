@@ -749,8 +749,13 @@ fn all_site_grants(url: &str) -> Vec<SiteGrant> {
 fn decide(name: &str, arguments: &Value, observation: &Observation, grants: &[SiteGrant]) -> Option<policy::Decision> {
     let raw = RawToolCall { name: name.into(), arguments: arguments.as_object().cloned().unwrap_or_default() };
     let call = raw.to_typed().ok()?;
-    let context =
-        PolicyContext { page_url: Some(&observation.url), observation: Some(observation), grants, integrations: &[] };
+    let context = PolicyContext {
+        page_url: Some(&observation.url),
+        observation: Some(observation),
+        grants,
+        integrations: &[],
+        goal_secrets: &[],
+    };
     Some(policy::decide(&call, &context))
 }
 

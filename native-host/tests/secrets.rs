@@ -383,6 +383,23 @@ fn run(
             json!({ "run_id": plan["run_id"], "conversation_id": conversation, "step": 1, "call_id": call["id"],
                     "name": call["name"], "ok": true, "result": result, "observation": observation, "goal": goal }),
         );
+        // A goal that gives a password: planned, its cards approved, reported back with the goal
+        // again, as the sidecar runs it.
+        if observation["elements"].as_array().unwrap().iter().any(|e| e["field_kind"] == "password") {
+            let goal = format!("Log in with username \"ada\" and password \"{}\"", secrets.get("goal_password"));
+            let plan =
+                host.call("plan", json!({ "goal": goal, "observation": observation, "conversation_id": conversation }));
+            for call in plan["tool_calls"].as_array().unwrap() {
+                if let Some(approval) = call["approval_id"].as_str() {
+                    host.call("approval.decide", json!({ "approval_id": approval, "decision": "approve" }));
+                }
+                host.call(
+                    "tool.result",
+                    json!({ "run_id": plan["run_id"], "conversation_id": conversation, "step": 1, "call_id": call["id"],
+                            "name": call["name"], "ok": true, "result": { "chars": 12 }, "observation": observation, "goal": goal }),
+                );
+            }
+        }
         conversations.push(conversation);
     }
     host.call("history.list", json!({}));
@@ -436,6 +453,7 @@ fn page_secrets_never_reach_files_logs_or_replies() {
     let mut secrets = Secrets::new();
     let pages = pages(&mut secrets);
     secrets.plant("tab_url_session", "URL credential (a tab's URL in the plan request)");
+    secrets.plant("goal_password", "a password the user wrote in a goal (typed from the proposal, never stored)");
     let page_dir = fresh_dir("pages");
     for page in &pages {
         std::fs::write(page_dir.join(page.file), &page.html).unwrap();

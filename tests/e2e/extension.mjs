@@ -119,6 +119,13 @@ const TABS = `<!doctype html><html><head><title>Tabs</title></head><body><main>
 <script>function show(n) { for (const i of [1, 2]) document.getElementById("tab" + i).style.display = i === n ? "" : "none"; }</script>
 </main></body></html>`;
 
+// A sign-in form: what it submits is recorded on the page.
+const LOGIN = `<!doctype html><html><head><title>Sign in</title></head><body><main><h1>Sign in</h1>
+<form onsubmit="event.preventDefault(); document.body.dataset.login = document.getElementById('user').value + ':' + document.getElementById('pass').value">
+<label for="user">Username</label> <input id="user" type="text" autocomplete="username">
+<label for="pass">Password</label> <input id="pass" type="password" autocomplete="current-password">
+<button type="submit">Log in</button></form></main></body></html>`;
+
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://localhost");
   const csp = url.pathname.startsWith("/csp/");
@@ -128,6 +135,7 @@ const server = http.createServer((req, res) => {
   let body;
   if (name === "settings.html") body = csp ? SETTINGS_CSP : SETTINGS;
   else if (name === "tabs.html") body = TABS;
+  else if (name === "login.html") body = LOGIN;
   else if (name === "settings.js") {
     headers["content-type"] = "text/javascript";
     body = SETTINGS_SCRIPT;
@@ -897,10 +905,48 @@ async function runChecks() {
   check("run: a task of two stages is finished through the sidecar", (await picked()) === "Lacinia", `picked ${await picked()}`);
   check("run: one approval for each stage", approvals === 2, `${approvals} approvals`);
   const ended = await sidecar
-    .waitForFunction((n) => [...document.querySelectorAll(".turn")[n].querySelectorAll(".step > p")].some((p) => p.textContent === "Done."), turn, { timeout: 30000 })
+    .waitForFunction((n) => /Done\.$/.test(document.querySelectorAll(".turn")[n].querySelector(".answer")?.textContent.trim() ?? ""), turn, { timeout: 30000 })
     .then(() => true, () => false);
   check("run: the run ends saying it is done", ended);
   await sidecar.screenshot({ path: path.join(out, "run-two-stages.png"), fullPage: true });
+
+  // A sign-in: the password the user wrote in the goal, typed on a card of its own, and kept out
+  // of everything Laika stores.
+  {
+    const secret = "hunter2-from-goal";
+    const { page: login, sidecar: signing } = await openWithSidecar(`${origin}/pages/login.html`);
+    const submitted = () => login.evaluate(() => document.body.dataset.login ?? "");
+    const turn = await ask(signing, `Log in with username "ada" and password "${secret}"`);
+    let passwordCard = "";
+    const approvals = await approveRun(signing, turn, async () => {
+      passwordCard ||= await signing.evaluate(
+        (n) => [...document.querySelectorAll(".turn")[n].querySelectorAll(".card:not([data-decided])")].map((c) => c.textContent).find((t) => t.includes("password you gave")) ?? "",
+        turn,
+      );
+      return (await submitted()) !== "";
+    });
+    check("login: the form is filled and submitted through the sidecar", (await submitted()) === `ada:${secret}`, `${await submitted()} after ${approvals} approvals`);
+    check("login: the password is typed on a card of its own, masked", passwordCard.includes("••••••") && !passwordCard.includes(secret), passwordCard.slice(0, 200));
+    // Only the user's own words hold it: every card, line and summary shows it masked.
+    const shown = await signing.evaluate(() => [...document.querySelectorAll(".turn .answer")].map((a) => a.textContent).join(" "));
+    check("login: what Laika shows never holds the password", !shown.includes(secret));
+    check("login: the run ends saying it is done", shown.includes("Done."), shown.slice(-200));
+    // Anything left waiting is answered, so that no question is left for the suites after this.
+    await signing.evaluate((n) => document.querySelectorAll(".turn")[n]?.querySelectorAll(".card:not([data-decided]) button.secondary").forEach((b) => b.click()), turn);
+    await signing.screenshot({ path: path.join(out, "run-login.png"), fullPage: true });
+    const stored = [];
+    const walk = (dir) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (entry.isFile() && fs.statSync(file).size < 64 * 1024 * 1024 && fs.readFileSync(file).includes(secret)) stored.push(file);
+      }
+    };
+    walk(dataDir);
+    check("login: the password is in no file of the data directory (history, logs)", stored.length === 0, stored.join(", "));
+    await login.close();
+    await signing.close();
+  }
 
   // The router runs a call only when the host releases it; the content script refuses any that
   // comes without the release.
@@ -929,7 +975,12 @@ async function runChecks() {
   });
   const early = await sidecar.evaluate(async ([tabId, callId]) => chrome.runtime.sendMessage({ to: "tab", tabId, op: "run", callId }), [tabId, callId]);
   check("unapproved: a call waiting on its card is not released", early?.error?.code === "TOOL_NOT_APPROVED", JSON.stringify(early));
-  check("unapproved: nothing was clicked", (await picked()) === "" && waiting >= 0);
+  check("unapproved: nothing was clicked", (await picked()) === "");
+  // Answered, so that no question is left waiting for the suites after this one.
+  await sidecar.evaluate((n) => document.querySelectorAll(".turn")[n]?.querySelector(".card button.secondary")?.click(), waiting);
+  await sidecar
+    .waitForFunction((n) => document.querySelectorAll(".turn")[n]?.querySelector(".card-outcome")?.textContent.startsWith("Denied"), waiting, { timeout: 15000 })
+    .catch(() => {});
   await page.close();
   await sidecar.close();
 }

@@ -108,6 +108,31 @@ pub fn agent(root: &Path, args: &[String]) -> Result<()> {
     run(root, &options).map(|_| ())
 }
 
+/// The smoke run `cargo xtask test` makes (the benchmark itself is not part of the tests): two
+/// dev tasks, one episode each, with the model when a wheel is given (else the extractive
+/// engine), and both must be completed. Returns (passed, failed) checks.
+pub fn smoke(root: &Path) -> Result<(u64, u64)> {
+    let with_model = std::env::var_os("LAIKA_SMOLLM2_WHEEL").is_some_and(|w| Path::new(&w).is_file());
+    let options = AgentOptions {
+        tasks: SMOKE_TASKS.iter().map(|t| t.to_string()).collect(),
+        episodes: 1,
+        engine: if with_model { "mistral" } else { "extractive" }.into(),
+        baseline: "none".into(),
+        out: super::build::target_dir(root).join("bench").join("agent-smoke.json"),
+        shots: Some(super::build::target_dir(root).join("e2e").join("agent-smoke")),
+    };
+    eprintln!("==> agent benchmark, smoke run ({})", SMOKE_TASKS.join(", "));
+    let (done, not) = run(root, &options)?;
+    if not > 0 {
+        bail!("XTASK_AGENT_SMOKE: Laika completed {done} of {} smoke episodes; the table above says why", done + not);
+    }
+    Ok((done, not))
+}
+
+/// Two dev tasks of different kinds for the smoke run: a click on a kind of element, and a time
+/// typed in its input's own form.
+const SMOKE_TASKS: &[&str] = &["click-widget", "enter-time"];
+
 /// Runs the bench; returns (episodes completed, episodes not).
 pub fn run(root: &Path, options: &AgentOptions) -> Result<(u64, u64)> {
     if !Path::new(super::e2e::CHROMIUM).exists() {

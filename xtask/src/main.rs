@@ -218,6 +218,11 @@ fn test(fuzz_seconds: u32) -> Result<()> {
     } else {
         eprintln!("    skipping the end-to-end suite: it needs /usr/bin/chromium, node and wasm-bindgen");
     }
+    if e2e::available() {
+        let (passed, failed) = agent::smoke(&workspace_root())?;
+        counts.passed += passed;
+        counts.failed += failed;
+    }
     build_fuzz_targets()?;
     if fuzz_seconds > 0 && has_cargo_fuzz() {
         for target in fuzz_targets()? {

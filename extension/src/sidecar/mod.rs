@@ -679,17 +679,24 @@ async fn show_step(answer: &Element, run: Run, reply: Value) -> Result<(), ExtEr
         let question = (reply["summary_request"] != true).then_some(run.goal.as_str());
         return summarise(&step, question).await;
     }
-    let batch = plan_batch(&step, reply["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default());
+    let calls = reply["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let batch = plan_batch(&step, calls);
     let asks = batch.iter().filter(|c| verdict_of(c) == "ask").count();
     match (asks, batch.as_slice()) {
         (_, []) => {}
-        (0, _) => {
-            if let Err(error) = run_calls(&step, &run, &reply, &batch).await {
-                show_error(&step, &error);
-            }
-        }
+        (0, _) => {}
         (1, [call]) => show_card(&step, &run, &reply, call),
-        _ => show_plan_card(&step, &run, &reply, batch),
+        _ => show_plan_card(&step, &run, &reply, batch.clone()),
+    }
+    for call in calls.iter().filter(|c| c["later"] == true) {
+        if verdict_of(call) == "deny" { show_refused(&step, call) } else { show_later(&step, &run, call) }
+    }
+    // Nothing to ask: what the gate allows runs now (after the plan is shown whole).
+    if asks == 0
+        && !batch.is_empty()
+        && let Err(error) = run_calls(&step, &run, &reply, &batch).await
+    {
+        show_error(&step, &error);
     }
     scroll_to_end();
     Ok(())
@@ -699,36 +706,25 @@ fn verdict_of(call: &Value) -> &str {
     call.pointer("/decision/verdict").and_then(Value::as_str).unwrap_or("deny")
 }
 
-/// The calls of a step that run now, in order: those the gate allows, and those it asks about
-/// that may be approved together on one card (the host marks them `together`), up to the first
-/// that must ask on its own card, which comes first or waits for the next step (the page is
-/// observed again after the batch, and the host proposes what is left). Denied calls are shown
-/// as refused.
+/// The calls of a step that run now, in order (the host sends a step's calls only up to the
+/// first that must ask on a card of its own: `agent::this_step`); denied calls are shown as
+/// refused.
 fn plan_batch(step: &Element, calls: &[Value]) -> Vec<Value> {
     let mut batch: Vec<Value> = Vec::new();
-    for call in calls {
-        match verdict_of(call) {
-            "allow" => batch.push(call.clone()),
-            "ask" => {
-                let alone = call["together"] != true;
-                let asked_alone = batch.iter().any(|c| verdict_of(c) == "ask" && c["together"] != true);
-                if asked_alone || (alone && !batch.is_empty()) {
-                    break;
-                }
-                batch.push(call.clone());
-                if alone {
-                    break;
-                }
-            }
-            _ => {
-                let reason = call.pointer("/decision/reason").and_then(Value::as_str).unwrap_or("not allowed");
-                let name = call["name"].as_str().unwrap_or_default();
-                step.append_child(&text_el("p", "refused", &format!("Blocked by Laika's policy: {name} — {reason}.")))
-                    .ok();
-            }
+    for call in calls.iter().filter(|c| c["later"] != true) {
+        if matches!(verdict_of(call), "allow" | "ask") {
+            batch.push(call.clone());
+        } else {
+            show_refused(step, call);
         }
     }
     batch
+}
+
+fn show_refused(step: &Element, call: &Value) {
+    let reason = call.pointer("/decision/reason").and_then(Value::as_str).unwrap_or("not allowed");
+    let name = call["name"].as_str().unwrap_or_default();
+    step.append_child(&text_el("p", "refused", &format!("Blocked by Laika's policy: {name} — {reason}."))).ok();
 }
 
 /// One card for the steps of a plan: each step in words with the Policy Gate's decision; one
@@ -742,15 +738,7 @@ fn show_plan_card(step: &Element, run: &Run, reply: &Value, batch: Vec<Value>) {
     let list = el("ol", "plan-steps");
     let mut warnings: Vec<&'static str> = Vec::new();
     for call in &batch {
-        let raw = RawToolCall {
-            name: call["name"].as_str().unwrap_or_default().to_string(),
-            arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
-        };
-        let (Ok(typed), Ok(decision)) = (raw.to_typed(), serde_json::from_value::<Decision>(call["decision"].clone()))
-        else {
-            step.append_child(&text_el("p", "refused", "A proposed action could not be read; it was not run.")).ok();
-            return;
-        };
+        let Some((typed, decision)) = gated_call(step, call) else { return };
         let item = el("li", "plan-step");
         let (title, gate) = match ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) {
             Some(card) => {
@@ -832,22 +820,28 @@ async fn decide_plan(
     run_calls(step, run, reply, batch).await
 }
 
-/// The approval card for one `ask` call. Nothing runs until Approve (or Always on this site).
-fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
+/// A gated call of a step as typed data, its call and the gate's decision; one that cannot be
+/// read is said so in the step, and nothing of it runs.
+fn gated_call(step: &Element, call: &Value) -> Option<(laika_shared::tools::ToolCall, Decision)> {
     let raw = RawToolCall {
         name: call["name"].as_str().unwrap_or_default().to_string(),
         arguments: call["arguments"].as_object().cloned().unwrap_or_default(),
     };
-    let (Ok(typed), Ok(decision)) = (raw.to_typed(), serde_json::from_value::<Decision>(call["decision"].clone()))
-    else {
-        step.append_child(&text_el("p", "refused", "A proposed action could not be read; it was not run.")).ok();
-        return;
-    };
-    let Some(card) = ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) else { return };
+    match (raw.to_typed(), serde_json::from_value::<Decision>(call["decision"].clone())) {
+        (Ok(typed), Ok(decision)) => Some((typed, decision)),
+        _ => {
+            step.append_child(&text_el("p", "refused", "A proposed action could not be read; it was not run.")).ok();
+            None
+        }
+    }
+}
+
+/// A card's body: what it asks, the tool, the target element, the arguments, the warnings.
+fn card_node(card: &ApprovalCard, kicker: &str) -> Element {
     let node = el("div", "card");
     node.set_attribute("role", "group").ok();
-    node.set_attribute("aria-label", "Approval needed").ok();
-    node.append_child(&text_el("p", "card-kicker", "Approval needed")).ok();
+    node.set_attribute("aria-label", kicker).ok();
+    node.append_child(&text_el("p", "card-kicker", kicker)).ok();
     node.append_child(&text_el("h3", "card-title", &card.title)).ok();
     node.append_child(&text_el("code", "card-tool", card.tool)).ok();
     if let Some(target) = &card.target {
@@ -870,6 +864,25 @@ fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
     for warning in &card.warnings {
         node.append_child(&text_el("p", "card-warning", warning)).ok();
     }
+    node
+}
+
+/// A call the plan makes after this step, shown as it will be asked, without buttons: it is
+/// proposed again, and asked about, at its own step, on the page as it is then.
+fn show_later(step: &Element, run: &Run, call: &Value) {
+    let Some((typed, decision)) = gated_call(step, call) else { return };
+    if let Some(card) = ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) {
+        let node = card_node(&card, "Next, asked on its own");
+        node.class_list().add_1("later").ok();
+        step.append_child(&node).ok();
+    }
+}
+
+/// The approval card for one `ask` call. Nothing runs until Approve (or Always on this site).
+fn show_card(step: &Element, run: &Run, reply: &Value, call: &Value) {
+    let Some((typed, decision)) = gated_call(step, call) else { return };
+    let Some(card) = ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) else { return };
+    let node = card_node(&card, "Approval needed");
     let actions = el("div", "card-actions");
     let approve = button("Approve", "primary");
     let deny = button("Deny", "secondary");

@@ -80,11 +80,21 @@ impl ExtractiveEngine {
             OutputShape::Markdown | OutputShape::Sentences { .. } | OutputShape::OneOf(_) | OutputShape::Grammar(_) => {
                 markdown
             }
-            OutputShape::Json(_) => {
-                // An explicit goal names one action: once it has run (a later step of the run),
-                // there is nothing left to propose, and the run ends instead of repeating it.
+            OutputShape::Json(schema) => {
+                // The calls the planner offered first (the goal read against the page as it is
+                // now, without what the run has done: the agent's own proposal), all of them; a
+                // schema that offers none (a packet planned elsewhere) gets the proposal made here
+                // at the first step, and nothing at later ones.
+                let offered: Option<Vec<Value>> = schema
+                    .pointer("/properties/tool_calls/items/anyOf")
+                    .and_then(Value::as_array)
+                    .map(|alternatives| alternatives.iter().filter_map(|a| a.get("const").cloned()).collect());
                 let step = shown.pointer("/input/task/args/step").and_then(Value::as_u64).unwrap_or(1);
-                let calls = if step > 1 { json!([]) } else { plan_calls(question.unwrap_or(""), &documents) };
+                let calls = match offered {
+                    Some(offered) => Value::Array(offered),
+                    None if step > 1 => json!([]),
+                    None => plan_calls(question.unwrap_or(""), &documents),
+                };
                 json!({ "summary": markdown, "summaryFormat": "markdown", "tool_calls": calls }).to_string()
             }
         })

@@ -242,20 +242,7 @@ fn best_sentence(sentences: &[Sentence], title: &str, aspect: &str) -> Option<us
     bm25.rank(aspect).first().map(|&(i, _)| i)
 }
 
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+use laika_shared::field_value::MONTHS;
 
 /// The date a sentence names, as (year, month, day) with 0 for what it leaves out: an ISO date
 /// (2024-03-05), a month with its year ("March 2024", "5 March 2024", "March 5, 2024"), or a
