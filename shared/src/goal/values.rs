@@ -105,7 +105,13 @@ fn counted_word(words: &[String], observation: &Observation) -> Option<String> {
         let digits = w.trim_end_matches(|c: char| c.is_alphabetic());
         digits.parse().ok().or_else(|| ORDINAL_WORDS.iter().find(|(name, _)| name == w).map(|(_, n)| *n))
     })?;
-    let passage = observation.text.lines().max_by_key(|l| l.split_whitespace().count())?;
+    // A line that states the request itself (a page may show it) is not what it points at.
+    let request = words.join(" ");
+    let passage = observation
+        .text
+        .lines()
+        .filter(|line| !plain_words(line).contains(&request))
+        .max_by_key(|l| l.split_whitespace().count())?;
     let page_words: Vec<&str> = passage
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
@@ -113,6 +119,15 @@ fn counted_word(words: &[String], observation: &Observation) -> Option<String> {
         .collect();
     let word = if count == usize::MAX { page_words.last() } else { page_words.get(count.checked_sub(1)?) };
     word.map(|w| w.to_string())
+}
+
+/// A line's words as [`resolve`] reads a reference's: lower case, outer punctuation trimmed.
+fn plain_words(line: &str) -> String {
+    line.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// "your answer", "the result": the answer to the arithmetic problem the page states (`8 - 7 =`),
@@ -205,8 +220,12 @@ mod tests {
 
     #[test]
     fn a_counted_word_of_the_longest_passage() {
-        let p = page("Find the 3rd word.\nNec, eget magna accumsan tortor egestas. Felis sit.");
+        // The request, shown on the page and longer than the passage, is not the passage.
+        let p = page(
+            "Find the 3rd word in the paragraph, then type that into the textbox and press Submit.\nNec, eget magna accumsan tortor egestas. Felis sit.",
+        );
         assert_eq!(resolve("the 3rd word in the paragraph", &p).as_deref(), Some("magna"));
+        let p = page("Nec, eget magna accumsan tortor egestas. Felis sit.");
         assert_eq!(resolve("the first word", &p).as_deref(), Some("Nec"));
         assert_eq!(resolve("the last word in the paragraph", &p).as_deref(), Some("sit"));
         assert_eq!(resolve("the 40th word", &p), None);
