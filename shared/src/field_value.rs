@@ -50,10 +50,28 @@ pub fn for_input(input_type: &str, text: &str) -> Option<String> {
         }
         "number" | "range" => {
             let number = text.replace(',', "");
-            number.parse::<f64>().is_ok().then_some(number)
+            is_number(&number).then_some(number)
         }
         _ => Some(text.to_string()),
     }
+}
+
+/// A decimal number as a number field takes it: a sign, digits, a point, an exponent. Checked
+/// by hand: a float parser would add kilobytes to the content script's WASM for a yes or no.
+fn is_number(text: &str) -> bool {
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e)),
+        None => (text, None),
+    };
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let unsigned = mantissa.strip_prefix(['-', '+']).unwrap_or(mantissa);
+    let mantissa_ok = match unsigned.split_once('.') {
+        Some((whole, fraction)) => {
+            (digits(whole) || whole.is_empty()) && (digits(fraction) || (fraction.is_empty() && digits(whole)))
+        }
+        None => digits(unsigned),
+    };
+    mantissa_ok && exponent.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
 }
 
 /// Splits "11/03/2016 1:49 PM" before the clock's hour.
@@ -168,6 +186,12 @@ mod tests {
         assert_eq!(for_input("text", " Ada ").as_deref(), Some("Ada"));
         assert_eq!(for_input("number", "1,250").as_deref(), Some("1250"));
         assert_eq!(for_input("number", "many"), None);
+        for number in ["-3", "+2.5", ".5", "4.", "1e3", "2.5E-2"] {
+            assert_eq!(for_input("number", number).as_deref(), Some(number));
+        }
+        for not in ["1.2.3", "-", "e3", "1e", "4-"] {
+            assert_eq!(for_input("number", not), None, "{not}");
+        }
         assert_eq!(for_input("time", " ").as_deref(), Some(""));
     }
 }

@@ -1092,7 +1092,10 @@ async fn run_calls(step: &Element, run: &Run, reply: &Value, calls: &[Value]) ->
             let since = STATE.with(|s| s.borrow().last_call_at).map_or(f64::INFINITY, |at| js_sys::Date::now() - at);
             let left = wait - since.min(wait);
             if left > 0.0 {
-                let line = text_el("p", "progress", &format!("Waiting {:.1} s, as you asked…", left / 1000.0));
+                // Tenths by integer arithmetic: float formatting would grow the WASM.
+                let tenths = (left / 100.0).ceil() as u64;
+                let line =
+                    text_el("p", "progress", &format!("Waiting {}.{} s, as you asked…", tenths / 10, tenths % 10));
                 step.append_child(&line).ok();
                 ext::sleep_ms(left as u32).await;
                 line.remove();
