@@ -238,8 +238,7 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str, password: bool) -> Outcome
     // A read-only text field that takes a date is a date picker's (the page opens a calendar on
     // it and writes the picked date there): the date the user named goes in as the picker would
     // write it. Any other read-only field is refused.
-    let date_picker = matches!(&field, Field::Input(input) if input.type_() == "text")
-        && laika_shared::field_value::for_input("date", text).is_some();
+    let date_picker = matches!(&field, Field::Input(input) if input.type_() == "text") && looks_like_a_date(text);
     if read_only && !date_picker {
         return Err(fail(Code::ToolElementReadonly, "the field is read-only"));
     }
@@ -249,17 +248,21 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str, password: bool) -> Outcome
     let _ = html.focus();
     let complete = match &field {
         Field::Input(input) => {
-            // A date, time or number field takes its own form of the value ("1:49 PM" → "13:49").
+            // The host gave a date or time field's value in its input's form already
+            // (`field_value::for_field`); a number field refuses what is no number (the answer
+            // never repeats what was typed).
             let input_type = input.type_();
-            // (The answer never repeats what was typed.)
-            let Some(value) = laika_shared::field_value::for_input(&input_type, text) else {
+            if matches!(input_type.as_str(), "number" | "range")
+                && !text.trim().is_empty()
+                && !laika_shared::field_value::is_number(&text.trim().replace(',', ""))
+            {
                 return Err(fail(
                     Code::ToolArgsInvalid,
                     format!("a {} field does not take that value", truncate(&input_type, 20)),
                 ));
-            };
-            input.set_value(&value);
-            input.value() == value
+            }
+            input.set_value(text);
+            input.value() == text
         }
         Field::TextArea(area) => {
             area.set_value(text);
@@ -277,6 +280,12 @@ fn type_text(dom: &LiveDom, handle: &str, text: &str, password: bool) -> Outcome
     }
     // Neither the text nor the field's value: only how much was typed.
     Ok(json!({ "tag": tag_of(&element), "chars": text.chars().count(), "complete": complete }))
+}
+
+/// Whether a text is written as a date ("12/26/2016", "2016-12-26"): digits and separators.
+fn looks_like_a_date(text: &str) -> bool {
+    let digits = text.bytes().filter(u8::is_ascii_digit).count();
+    (6..=8).contains(&digits) && text.bytes().all(|b| b.is_ascii_digit() || b"/-. ".contains(&b))
 }
 
 /// The field to type into, or why not: secret, hidden and file fields are refused whatever the

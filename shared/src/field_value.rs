@@ -5,6 +5,8 @@
 //! the text as it is. Pure: the content script calls it before setting the value, and the tests
 //! call it natively.
 
+use crate::observation::FieldKind;
+
 /// Month names, in order, for dates written out ("March 3, 2016"); a prefix of three letters or
 /// more names one too ("Mar").
 pub const MONTHS: &[&str] = &[
@@ -21,6 +23,21 @@ pub const MONTHS: &[&str] = &[
     "november",
     "december",
 ];
+
+/// The text to type into a field of `kind` as the planner proposes it: a date, time, month or
+/// date-and-time field (the reader's [`FieldKind::Date`] for all of them) gets the form its input
+/// takes, chosen by what the text is ("1:49 PM" → "13:49", "11/03/2016" → "2016-11-03"); any
+/// other field the text as written. Done in the host, so the card shows exactly what is typed
+/// and the content script's WASM carries no date parser.
+pub fn for_field(kind: Option<FieldKind>, text: &str) -> String {
+    if kind != Some(FieldKind::Date) {
+        return text.to_string();
+    }
+    ["time", "date", "datetime-local", "month"]
+        .iter()
+        .find_map(|input_type| for_input(input_type, text))
+        .unwrap_or_else(|| text.to_string())
+}
 
 /// The value to set on an `<input type=…>` for `text`, or `None` when the text is no value of
 /// that kind. Types that take free text give the text back unchanged.
@@ -58,7 +75,7 @@ pub fn for_input(input_type: &str, text: &str) -> Option<String> {
 
 /// A decimal number as a number field takes it: a sign, digits, a point, an exponent. Checked
 /// by hand: a float parser would add kilobytes to the content script's WASM for a yes or no.
-fn is_number(text: &str) -> bool {
+pub fn is_number(text: &str) -> bool {
     let (mantissa, exponent) = match text.split_once(['e', 'E']) {
         Some((m, e)) => (m, Some(e)),
         None => (text, None),
@@ -179,6 +196,16 @@ mod tests {
         assert_eq!(for_input("date", "02/29/2016").as_deref(), Some("2016-02-29"));
         assert_eq!(for_input("month", "March 2016").as_deref(), Some("2016-03"));
         assert_eq!(for_input("datetime-local", "11/03/2016 1:49 PM").as_deref(), Some("2016-11-03T13:49"));
+    }
+
+    #[test]
+    fn a_date_field_takes_the_form_of_what_the_text_is() {
+        use super::{FieldKind, for_field};
+        assert_eq!(for_field(Some(FieldKind::Date), "1:54 AM"), "01:54");
+        assert_eq!(for_field(Some(FieldKind::Date), "12/26/2016"), "2016-12-26");
+        assert_eq!(for_field(Some(FieldKind::Date), "March 2016"), "2016-03");
+        assert_eq!(for_field(Some(FieldKind::Text), "12/26/2016"), "12/26/2016");
+        assert_eq!(for_field(Some(FieldKind::Date), "soon"), "soon");
     }
 
     #[test]

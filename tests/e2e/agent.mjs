@@ -250,10 +250,11 @@ for (const task of tasks) {
     console.log(
       `${mark} ${task} #${seed}: ${JSON.stringify(laika.goal)} → reward ${laika.reward.toFixed(2)}, ${laika.steps} steps, ${laika.approvals} approvals, ${laika.seconds.toFixed(1)} s${laika.why ? ` — ${laika.why}` : ""}${floor ? ` | random ${floor.success ? "ok" : "no"}` : ""}`,
     );
-    if (laika.success === false && process.env.LAIKA_AGENT_SHOTS) {
+    // With --shots: how each episode looked in the side panel (360 px), and the page when it failed.
+    if (process.env.LAIKA_AGENT_SHOTS) {
       fs.mkdirSync(process.env.LAIKA_AGENT_SHOTS, { recursive: true });
       await sidecar.screenshot({ path: path.join(process.env.LAIKA_AGENT_SHOTS, `${task}-${seed}-sidecar.png`), fullPage: true });
-      await page.screenshot({ path: path.join(process.env.LAIKA_AGENT_SHOTS, `${task}-${seed}-page.png`) });
+      if (!laika.success) await page.screenshot({ path: path.join(process.env.LAIKA_AGENT_SHOTS, `${task}-${seed}-page.png`) });
     }
   }
   await sidecar.close();

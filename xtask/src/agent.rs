@@ -65,7 +65,7 @@ pub struct AgentOptions {
     pub engine: String,
     pub baseline: String,
     pub out: PathBuf,
-    /// Where failing episodes' screenshots go, when set.
+    /// Where each episode's sidecar screenshot (and a failing one's page) goes, when set.
     pub shots: Option<PathBuf>,
 }
 

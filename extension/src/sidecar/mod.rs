@@ -735,31 +735,31 @@ fn show_plan_card(step: &Element, run: &Run, reply: &Value, batch: Vec<Value>) {
     node.set_attribute("aria-label", "Approval needed").ok();
     node.append_child(&text_el("p", "card-kicker", "Approval needed")).ok();
     node.append_child(&text_el("h3", "card-title", &format!("Run these {} steps", batch.len()))).ok();
+    // Each step as the gate worded it, with the value it types or chooses. The steps on such a
+    // card carry no warning (`policy::asks_together`): a warned call asks on a card of its own.
     let list = el("ol", "plan-steps");
-    let mut warnings: Vec<&'static str> = Vec::new();
     for call in &batch {
-        let Some((typed, decision)) = gated_call(step, call) else { return };
-        let item = el("li", "plan-step");
-        let (title, gate) = match ApprovalCard::for_decision(&typed, &decision, Some(&run.observation)) {
-            Some(card) => {
-                warnings.extend(card.warnings.iter().copied());
-                let title = match card.arguments.iter().find(|(k, _)| k == "text" || k == "value") {
-                    Some((_, value)) => format!("{} — “{value}”", card.title),
-                    None => card.title,
-                };
-                (title, "asks you")
+        let reason = call.pointer("/decision/reason").and_then(Value::as_str).unwrap_or_default();
+        let value = ["text", "value"].iter().find_map(|k| call["arguments"][*k].as_str());
+        let title = match value {
+            Some(value) if value.chars().count() > 200 => {
+                format!("{reason} — “{}…”", value.chars().take(200).collect::<String>())
             }
-            None => (decision.reason.clone(), "allowed"),
+            Some(value) => format!("{reason} — “{value}”"),
+            None => reason.to_string(),
         };
+        let item = el("li", "plan-step");
         item.append_child(&text_el("span", "plan-step-title", &title)).ok();
+        let gate = if verdict_of(call) == "ask" { "asks you" } else { "allowed" };
         item.append_child(&text_el("span", "plan-step-gate", gate)).ok();
+        if let Some(wait) = call["wait_ms"].as_u64() {
+            let tenths = wait.div_ceil(100);
+            let after = format!("after {}.{} s", tenths / 10, tenths % 10);
+            item.append_child(&text_el("span", "plan-step-gate", &after)).ok();
+        }
         list.append_child(&item).ok();
     }
     node.append_child(&list).ok();
-    warnings.dedup();
-    for warning in warnings {
-        node.append_child(&text_el("p", "card-warning", warning)).ok();
-    }
     let actions = el("div", "card-actions");
     let approve = button("Approve", "primary");
     let deny = button("Deny", "secondary");

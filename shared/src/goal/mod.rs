@@ -1530,7 +1530,8 @@ fn typed_choice(step: &Step, choice: &Choice, observation: &Observation, used: &
         [only] => Some(*only),
         _ => None,
     })?;
-    Some(ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": choice.value })))
+    let text = crate::field_value::for_field(field.field_kind, &choice.value);
+    Some(ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": text })))
 }
 
 fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> Vec<ProposedCall> {
@@ -1595,6 +1596,7 @@ fn calls_for(step: &Step, observation: &Observation, used: &mut Vec<String>) -> 
                 })
             };
             if let Some(field) = field {
+                let text = crate::field_value::for_field(field.field_kind, text);
                 note(ProposedCall::new("browser.type", json!({ "handleId": field.handle_id, "text": text })), used);
             }
         }
