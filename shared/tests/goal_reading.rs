@@ -125,7 +125,7 @@ fn a_two_stage_goal_finishes_on_the_page_the_first_stage_opens() {
             panel(2, r##"<a href="#q">Quisque</a> <a href="#l">Lacinia</a>"##)
         ))
     };
-    let goal = "Switch to the 2nd tab and click on \"Lacinia\".";
+    let goal = "Open Tab #2 and click on \"Lacinia\".";
     let first_page = tabs(1);
     let first = propose(goal, &first_page);
     assert!(said(&first, &first_page).iter().any(|s| s == "browser.click Tab #2"), "{:?}", said(&first, &first_page));

@@ -899,7 +899,7 @@ async function runChecks() {
   await setEngine("extractive");
   const { page, sidecar, tabId } = await openWithSidecar(`${origin}/pages/tabs.html`);
   const picked = () => page.evaluate(() => document.body.dataset.picked ?? "");
-  const turn = await ask(sidecar, 'Switch to the 2nd tab and click on "Lacinia".');
+  const turn = await ask(sidecar, 'Open Tab #2 and click on "Lacinia".');
   check("run: nothing happens before a decision", (await picked()) === "");
   const approvals = await approveRun(sidecar, turn, async () => (await picked()) !== "");
   check("run: a task of two stages is finished through the sidecar", (await picked()) === "Lacinia", `picked ${await picked()}`);

@@ -390,29 +390,6 @@ const ROLE_HINTS: &[(&str, &[&str])] = &[
 const FIELD_NOUNS: &[&str] =
     &["text", "textbox", "textarea", "area", "entry", "field", "box", "input", "form", "blank", "space"];
 
-/// Ordinals a goal counts elements with ("the 2nd tab", "the third item"), and the number a
-/// caption writes instead ("Tab #2", "Item 3").
-const ORDINALS: &[(&[&str], &str)] = &[
-    (&["1st", "first"], "1"),
-    (&["2nd", "second"], "2"),
-    (&["3rd", "third"], "3"),
-    (&["4th", "fourth"], "4"),
-    (&["5th", "fifth"], "5"),
-    (&["6th", "sixth"], "6"),
-    (&["7th", "seventh"], "7"),
-    (&["8th", "eighth"], "8"),
-    (&["9th", "ninth"], "9"),
-    (&["10th", "tenth"], "10"),
-];
-
-/// A goal's word as a caption would write it: an ordinal as its number.
-fn caption_form(word: &str) -> String {
-    ORDINALS
-        .iter()
-        .find(|(forms, _)| forms.contains(&word))
-        .map_or_else(|| word.to_string(), |(_, number)| number.to_string())
-}
-
 /// The tag a kind's word names where two kinds share a role ("a text widget" is an `<input>`,
 /// "a textarea" a `<textarea>`; both are textboxes).
 const KIND_TAGS: &[(&str, &str)] = &[("text", "input"), ("textbox", "input"), ("textarea", "textarea")];
@@ -958,7 +935,7 @@ fn wait_of(words: &[String]) -> Option<u64> {
 /// Target words and phrase from the words naming an element.
 fn set_target(step: &mut Step, named: &[Word]) {
     let named: Vec<&Word> = named.iter().filter(|w| !w.folded.starts_with("http")).collect();
-    let folded: Vec<String> = named.iter().map(|w| caption_form(&w.folded)).collect();
+    let folded: Vec<String> = named.iter().map(|w| w.folded.clone()).collect();
     // A small word written in capitals is a caption the goal copies ("click button ONE", "OK").
     let capitals: Vec<bool> = named
         .iter()
