@@ -252,11 +252,27 @@ fn print_next_steps(installed: &Installed) {
 /// remove the host the browser starts.
 pub fn check_options(root: &Path, options: &InstallOptions) -> Result<()> {
     if let Some(bin) = &options.bin_dir
-        && bin.starts_with(super::build::target_dir(root))
+        && lexical(bin).starts_with(lexical(&super::build::target_dir(root)))
     {
         bail!("XTASK_BAD_ARGS: --bin-dir must not be inside the build directory: `cargo clean` would remove the host");
     }
     Ok(())
+}
+
+/// A path with its `.` and `..` resolved by their names alone (`xtask/../target/bin` is
+/// `target/bin`), so that a path written either way is compared as the same place.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -278,6 +294,13 @@ mod tests {
         let inside =
             InstallOptions { bin_dir: Some(super::super::build::target_dir(root).join("bin")), ..Default::default() };
         assert!(check_options(root, &inside).is_err());
+        let target = super::super::build::target_dir(root);
+        let name = target.file_name().map(PathBuf::from).unwrap_or_default();
+        let roundabout = InstallOptions {
+            bin_dir: Some(target.join("..").join("x").join("..").join(name).join("bin")),
+            ..Default::default()
+        };
+        assert!(check_options(root, &roundabout).is_err());
         let outside = InstallOptions { bin_dir: Some(PathBuf::from("/home/u/.local/bin")), ..Default::default() };
         assert!(check_options(root, &outside).is_ok());
     }
