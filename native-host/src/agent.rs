@@ -447,14 +447,12 @@ pub async fn plan(
     let endpoints = integrations::endpoints(&deps.integrations);
     // A goal that only reads the page proposes no page action, whatever the engine.
     let read_only = goal::is_read_only(&input.goal);
-    let proposed: Vec<ProposedCall> =
-        if read_only { vec![] } else { goal::propose_next(&input.goal, &input.observation, &input.done) };
+    // A value the goal gives that no field takes, or that the page does not state (`blocked`):
+    // the run stops there and says what it needs, whatever the engine.
+    let (proposed, blocked): (Vec<ProposedCall>, Option<String>) =
+        if read_only { (vec![], None) } else { goal::next_steps(&input.goal, &input.observation, &input.done) };
+    let blocked = blocked.filter(|_| proposed.is_empty());
     let candidates: Vec<Value> = proposed.iter().map(ProposedCall::to_json).collect();
-    // A value the goal gives that no field takes, or that the page does not state: the run
-    // stops there and says what it needs, whatever the engine.
-    let blocked = (!read_only && candidates.is_empty())
-        .then(|| goal::blocked_at(&input.goal, &input.observation, &input.done))
-        .flatten();
     let no_model_reply = if read_only {
         Some(READ_ONLY_SUMMARY.to_string())
     } else if let Some(value) = &blocked {

@@ -1186,8 +1186,12 @@ fn steps(goal: &str) -> Vec<Step> {
     // "type that" types it.
     let mut looked_for: Option<String> = None;
     for clause in clauses(goal) {
-        let named = named::named_values(&clause, named::types_or_signs_in(&clause));
-        match read_clause(&clause) {
+        let step = read_clause(&clause);
+        let named = match &step {
+            Some(step) => named::named_values(&clause, named::types_or_signs_in(step)),
+            None => vec![],
+        };
+        match step {
             // Values named for fields of their own ("the username "ada" and the password "x"",
             // "log in with username ada and password x"): one typing step each, then the
             // clause's own action (signing in).
@@ -1203,10 +1207,11 @@ fn steps(goal: &str) -> Vec<Step> {
                     out.push(step);
                 }
             }
-            Some(step) if step.verb == Verb::Choose && menu_path(&step).is_some() => {
-                out.extend(menu_path(&step).unwrap_or_default());
-            }
             Some(mut step) => {
+                if let Some(path) = (step.verb == Verb::Choose).then(|| menu_path(&step)).flatten() {
+                    out.extend(path);
+                    continue;
+                }
                 let points_back =
                     step.text.as_deref().is_some_and(|t| values::POINTING_BACK.contains(&fold(t).as_str()));
                 if step.verb == Verb::Type
@@ -1663,14 +1668,10 @@ pub fn propose_next(goal: &str, observation: &Observation, done: &[DoneCall]) ->
     next_steps(goal, observation, done).0
 }
 
-/// The value step a run stopped at: the text it would type, as the goal wrote it ("your
-/// answer", "the text below"), when no field takes it or the page does not state it.
-pub fn blocked_at(goal: &str, observation: &Observation, done: &[DoneCall]) -> Option<String> {
-    next_steps(goal, observation, done).1
-}
-
-/// [`propose_next`], and the value step it stopped at, if any.
-fn next_steps(goal: &str, observation: &Observation, done: &[DoneCall]) -> (Vec<ProposedCall>, Option<String>) {
+/// [`propose_next`], and the value step it stopped at, if any: the text it would type, as the
+/// goal wrote it ("your answer", "the text below"), when no field takes it or the page does not
+/// state it.
+pub fn next_steps(goal: &str, observation: &Observation, done: &[DoneCall]) -> (Vec<ProposedCall>, Option<String>) {
     let mut out: Vec<ProposedCall> = Vec::new();
     let mut used: Vec<String> = Vec::new();
     let mut wait: Option<u64> = None;

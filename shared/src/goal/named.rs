@@ -4,7 +4,7 @@
 //! field is a secret of the user's own ([`secrets`]): the only text the Policy Gate lets Laika
 //! type into a password field, and text that is kept out of the history and the logs.
 
-use super::{Verb, fold, is_stopword, read_clause, signs_in};
+use super::{Step, Verb, fold, is_stopword, read_clause, signs_in};
 
 /// Words naming a field whose value may follow them unquoted ("password hunter2").
 const CREDENTIAL_FIELDS: &[&str] = &["username", "user", "login", "email", "password", "passcode", "passphrase"];
@@ -77,9 +77,10 @@ pub(super) fn named_values(clause: &str, unquoted: bool) -> Vec<Named> {
     out
 }
 
-/// Whether a clause types or signs in: where a credential's value may follow its name unquoted.
-pub(super) fn types_or_signs_in(clause: &str) -> bool {
-    read_clause(clause).is_some_and(|step| step.verb == Verb::Type || signs_in(&step))
+/// Whether a clause's step types or signs in: where a credential's value may follow its name
+/// unquoted.
+pub(super) fn types_or_signs_in(step: &Step) -> bool {
+    step.verb == Verb::Type || signs_in(step)
 }
 
 fn named(field: Vec<String>, value: &str) -> Named {
@@ -102,7 +103,7 @@ fn next_quote(text: &str) -> Option<(usize, &str, usize)> {
 pub fn secrets(goal: &str) -> Vec<String> {
     let mut out: Vec<String> = super::clauses(goal)
         .iter()
-        .flat_map(|c| named_values(c, types_or_signs_in(c)))
+        .flat_map(|c| named_values(c, read_clause(c).is_some_and(|step| types_or_signs_in(&step))))
         .filter(|n| n.secret)
         .map(|n| n.value)
         .collect();
@@ -115,7 +116,7 @@ mod tests {
     use super::*;
 
     fn pairs(clause: &str) -> Vec<(String, String, bool)> {
-        named_values(clause, types_or_signs_in(clause))
+        named_values(clause, read_clause(clause).is_some_and(|step| types_or_signs_in(&step)))
             .into_iter()
             .map(|n| (n.field.join(" "), n.value, n.secret))
             .collect()
