@@ -17,7 +17,7 @@
 // Prints a table and, last, `agent: N passed, M failed` (episodes Laika completed / did not).
 
 import { chromium } from "playwright-core";
-import { allowSite } from "./site.mjs";
+import { allowSite, useEngine } from "./site.mjs";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -83,20 +83,7 @@ const sidecarUrl = `chrome-extension://${EXTENSION_ID}/sidecar.html`;
 await allowSite(context, EXTENSION_ID, "http://127.0.0.1/*");
 
 async function setEngine(name) {
-  const page = await context.newPage();
-  await page.goto(sidecarUrl);
-  const status = await page.evaluate(async (name) => {
-    const set = await chrome.runtime.sendMessage({ to: "host", method: "config.set", params: { key: "engine", value: name } });
-    if (!set?.ok) return { error: set };
-    for (let i = 0; i < 1200; i++) {
-      const answer = await chrome.runtime.sendMessage({ to: "host", method: "model.status" });
-      const state = answer?.result?.status;
-      if (state && state.engine === name && state.state !== "loading") return state;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return { error: "still loading after 5 minutes" };
-  }, name);
-  await page.close();
+  const status = await useEngine(context, EXTENSION_ID, name);
   if (status.state !== "ready" || status.fallback) throw new Error(`AGENT_ENGINE_NOT_READY: ${name}: ${JSON.stringify(status)}`);
   return status;
 }

@@ -8,7 +8,7 @@
 // Prints one line per check and exits non-zero when any fails.
 
 import { chromium } from "playwright-core";
-import { allowInSettings } from "./site.mjs";
+import { allowInSettings, useEngine } from "./site.mjs";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -230,20 +230,7 @@ let currentEngine = "extractive";
 async function setEngine(engine) {
   if (engine === "mistral" && !withModel) engine = "extractive";
   if (engine === currentEngine) return engine;
-  const page = await context.newPage();
-  await page.goto(sidecarUrl);
-  const status = await page.evaluate(async (engine) => {
-    const set = await chrome.runtime.sendMessage({ to: "host", method: "config.set", params: { key: "engine", value: engine } });
-    if (!set?.ok) return { error: set };
-    for (let i = 0; i < 1200; i++) {
-      const answer = await chrome.runtime.sendMessage({ to: "host", method: "model.status" });
-      const state = answer?.result?.status;
-      if (state && state.engine === engine && state.state !== "loading") return state;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return { error: "still loading after 5 minutes" };
-  }, engine);
-  await page.close();
+  const status = await useEngine(context, EXTENSION_ID, engine);
   if (status.state !== "ready" || status.fallback) throw new Error(`engine ${engine} not ready: ${JSON.stringify(status)}`);
   currentEngine = engine;
   return engine;

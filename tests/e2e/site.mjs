@@ -36,3 +36,23 @@ export async function requestSiteFrom(context, page, pattern) {
   await cdp.detach();
   if (result?.value !== true) throw new Error(`site access for ${pattern} was not granted: ${JSON.stringify(result)}`);
 }
+
+/** Asks the host (through the extension, as the sidecar does) to use `engine`, and waits until it
+ * is loaded (5 minutes at most); the host's model status, or `{ error }`. */
+export async function useEngine(context, extensionId, engine) {
+  const page = await context.newPage();
+  await page.goto(`chrome-extension://${extensionId}/sidecar.html`);
+  const status = await page.evaluate(async (engine) => {
+    const set = await chrome.runtime.sendMessage({ to: "host", method: "config.set", params: { key: "engine", value: engine } });
+    if (!set?.ok) return { error: set };
+    for (let i = 0; i < 1200; i++) {
+      const answer = await chrome.runtime.sendMessage({ to: "host", method: "model.status" });
+      const state = answer?.result?.status;
+      if (state && state.engine === engine && state.state !== "loading") return state;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return { error: "still loading after 5 minutes" };
+  }, engine);
+  await page.close();
+  return status;
+}
